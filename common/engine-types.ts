@@ -1,0 +1,138 @@
+// The contract between the native engine, main and renderer. Plain data only: every value here crosses
+// N-API, Electron message ports and WebSocket unchanged.
+
+export type DecodeMode = 'ar' | 'spec' | 'diffusion';
+export type RegionKind = 'text' | 'table' | 'formula';
+
+export interface FixationOptions {
+  enabled: boolean;
+  /** Decode steps of full attention used to find the focal layers. */
+  warmupSteps: number;
+  /** How many decoder layers act as focal layers. */
+  focalLayers: number;
+  /** Fraction of image tokens kept per step (top-tau by attention). */
+  keepRatio: number;
+}
+
+export interface DecodeOptions {
+  mode: DecodeMode;
+  /** Draft block size, or 'auto' to pick it per round from measured forward costs. */
+  blockSize: number | 'auto';
+  /** Pure diffusion: fill every masked slot whose probability exceeds this. */
+  tauC: number;
+  /** Extra denoising steps on a draft before it is verified (0 = one-shot draft). */
+  refineSteps: number;
+  /** 0 = greedy. */
+  temperature: number;
+  topP: number;
+  seed: number;
+  maxNewTokens: number;
+  fixation: FixationOptions;
+}
+
+export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
+  mode: 'spec',
+  blockSize: 'auto',
+  tauC: 0.9,
+  refineSteps: 0,
+  temperature: 0,
+  topP: 1,
+  seed: 0,
+  maxNewTokens: 1024,
+  fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 0.08 },
+};
+
+/** One region crop handed to the engine: 8-bit grayscale, row-major. */
+export interface RegionInput {
+  id: string;
+  kind: RegionKind;
+  width: number;
+  height: number;
+  pixels: Uint8Array;
+}
+
+/** How a committed token came to be. */
+export type TokenSource = 'ar' | 'accepted' | 'corrected' | 'bonus' | 'diffusion';
+
+export interface Fixation {
+  /** Merged-grid image token indices (row-major over grid.rows x grid.cols), strongest first. */
+  indices: number[];
+  /** Attention weight of each index, summed over heads of the focal layers, normalised to sum 1. */
+  weights: number[];
+}
+
+export interface RegionStartEvent {
+  type: 'region_start';
+  regionId: string;
+  kind: RegionKind;
+  grid: { rows: number; cols: number };
+  imageTokens: number;
+}
+
+export interface RoundEvent {
+  type: 'round';
+  regionId: string;
+  round: number;
+  blockSize: number;
+  /** Drafted token ids d_1..d_B and the draft's probability of each. */
+  draft: number[];
+  draftConf: number[];
+  /** Verifier (AR) token ids a_1..a_{B+1}. */
+  verify: number[];
+  /** Number of drafted tokens accepted (the verifier's free token is not counted). */
+  accepted: number;
+  /** Token ids committed this round. */
+  committed: number[];
+  forwards: number;
+  draftMs: number;
+  verifyMs: number;
+}
+
+export interface TokenEvent {
+  type: 'token';
+  regionId: string;
+  /** Index of this token in the region's output. */
+  index: number;
+  id: number;
+  text: string;
+  round: number;
+  source: TokenSource;
+  /** Draft probability of this token (NaN-free: -1 where there was no draft). */
+  draftConf: number;
+  /** Verifier/AR probability of this token. */
+  arProb: number;
+  fixation: Fixation | null;
+}
+
+export interface RegionStats {
+  tokens: number;
+  forwards: number;
+  rounds: number;
+  encodeMs: number;
+  prefillMs: number;
+  decodeMs: number;
+  /** Mean share of image tokens attended by non-focal layers (1 without fixation). */
+  visualTokenFraction: number;
+}
+
+export interface RegionEndEvent {
+  type: 'region_end';
+  regionId: string;
+  text: string;
+  stats: RegionStats;
+}
+
+export type EngineEvent = RegionStartEvent | RoundEvent | TokenEvent | RegionEndEvent;
+
+export interface EngineInfo {
+  version: string;
+  backends: string[];
+  backend: string;
+  cpuFeatures: Record<string, boolean>;
+  threads: number;
+}
+
+export interface DecodeResult {
+  regions: Array<{ regionId: string; text: string; stats: RegionStats }>;
+  cancelled: boolean;
+}

@@ -1,0 +1,38 @@
+// One build for every runtime: Electron main + the Node entry points (server, engine host, CLI, bench,
+// eval), the preload script, and the renderer (which also runs unchanged in a plain browser).
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+const nodeEntries = {
+  'electron-main': resolve(__dirname, 'main/electron/electron-main.ts'),
+  server: resolve(__dirname, 'main/node/server.ts'),
+  'engine-host': resolve(__dirname, 'main/node/engine-host.ts'),
+};
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: { input: nodeEntries, output: { format: 'cjs', entryFileNames: '[name].js' } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { preload: resolve(__dirname, 'main/electron/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].js' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'renderer'),
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
+    },
+  },
+});

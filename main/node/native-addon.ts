@@ -1,0 +1,43 @@
+// Locates and loads the native engine. The same .node file serves plain Node and Electron (Node-API).
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { DecodeOptions, DecodeResult, EngineEvent, EngineInfo, RegionInput } from '../../common/engine-types';
+
+export interface NativeModel {
+  info(): Record<string, unknown>;
+  decode(
+    regions: RegionInput[],
+    options: DecodeOptions,
+    onEvents: (events: EngineEvent[]) => void,
+  ): { promise: Promise<DecodeResult>; cancel(): void };
+  close(): void;
+}
+
+export interface NativeAddon {
+  info(): EngineInfo;
+  loadModel(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativeModel>;
+}
+
+/** Project root in development, the app's resources folder when packaged. */
+export function resourceRoot(): string {
+  const packaged = (process as { resourcesPath?: string }).resourcesPath;
+  if (packaged && existsSync(join(packaged, 'native'))) return packaged;
+  return join(__dirname, '..', '..');
+}
+
+export function addonPath(): string {
+  return join(resourceRoot(), 'native', 'build', 'Release', 'saccade.node');
+}
+
+export function loadAddon(): NativeAddon {
+  const path = addonPath();
+  if (!existsSync(path)) {
+    throw new Error(`The native engine is not built (${path} is missing): run 'npm run build:native'.`);
+  }
+  return createRequire(__filename)(path) as NativeAddon;
+}
+
+export function defaultModelDir(): string {
+  return join(resourceRoot(), 'assets', 'models', 'saccade-ocr-tiny');
+}

@@ -1,0 +1,100 @@
+#pragma once
+// The narrow op table every compute backend implements (ggml-style). Model code and decoding strategies see
+// only this interface: buffers are opaque device pointers that they pass back to ops, never dereference, and
+// read through download(). Small per-call tables (positions, key limits, selections) travel as host arrays.
+//
+// Exactness rule for every implementation: each output element is reduced in a fixed order that does not
+// depend on the number of rows in the call, so a row computed in a forward of width 33 is bit-identical to
+// the same row computed alone. Greedy self-speculative decoding is byte-identical to AR because of it.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace saccade {
+
+class Backend;
+
+// Device memory of n floats, freed through its backend.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Backend* b, size_t n);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  float* data() const { return ptr_; }
+  size_t size() const { return n_; }
+
+ private:
+  Backend* backend_ = nullptr;
+  float* ptr_ = nullptr;
+  size_t n_ = 0;
+};
+
+// A linear layer's weight [rows=out, cols=in] (torch layout), resident on the backend.
+struct Weight {
+  Buffer w;
+  int rows = 0, cols = 0;
+};
+
+struct AttentionArgs {
+  const float* q;         // [M, Hq, d]
+  const float* k;         // [cap, Hkv, d]: keys by absolute slot
+  const float* v;         // [cap, Hkv, d]
+  int M, Hq, Hkv, d;
+  const int* key_limit;   // host [M]: row i attends to slots [0, key_limit[i])
+  // Gathered sparse attention: slots in [img_begin, img_end) are visible to row i only if listed in
+  // img_keep[i] (ascending, img_keep_n[i] entries). img_keep == nullptr or img_keep[i] == nullptr: all.
+  int img_begin = 0, img_end = 0;
+  const int* const* img_keep = nullptr;
+  const int* img_keep_n = nullptr;
+  float* out;             // [M, Hq * d]
+  // Optional host outputs for visual fixation (full attention rows only):
+  float* image_mass = nullptr;    // [M]: attention mass on image slots, mean over heads
+  float* image_scores = nullptr;  // [M, img_end - img_begin]: attention probs on image slots, summed over heads
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string kernel_isa() const = 0;
+  virtual int threads() const = 0;
+
+  virtual float* alloc(size_t n) = 0;
+  virtual void free(float* p) = 0;
+  virtual void upload(float* dst, const float* host, size_t n) = 0;
+  virtual void download(float* host, const float* src, size_t n) = 0;
+  virtual void copy(float* dst, const float* src, size_t n) = 0;
+
+  Weight upload_weight(const std::vector<float>& host, int rows, int cols);
+
+  // out[i] = table[ids[i]] (rows of length dim)
+  virtual void embed(const int* ids, int n, const Weight& table, float* out) = 0;
+  // dst[i] = src[idx[i]] (rows of length row_len)
+  virtual void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst) = 0;
+  // y[M, N] = x[M, K] W^T (+ bias[N])
+  virtual void linear(const float* x, int M, const Weight& w, const float* bias, float* y) = 0;
+  // RMSNorm over rows of length dim: y = x / sqrt(mean(x^2) + eps) * w
+  virtual void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) = 0;
+  // Rotate-half RoPE in place on x [rows, heads, head_dim]; cos_sin host [rows, head_dim/2, 2].
+  virtual void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin) = 0;
+  virtual void silu_mul(const float* gate, const float* up, float* out, size_t n) = 0;
+  virtual void gelu(float* x, size_t n) = 0;
+  virtual void add(float* x, const float* y, size_t n) = 0;  // x += y
+  virtual void attention(const AttentionArgs& a) = 0;
+};
+
+struct BackendOptions {
+  std::string name = "cpu";  // "cpu" (default) or another name from compiled_backends()
+  int threads = 0;           // 0: hardware concurrency
+};
+
+std::vector<std::string> compiled_backends();
+std::unique_ptr<Backend> create_backend(const BackendOptions& opts);
+
+}  // namespace saccade

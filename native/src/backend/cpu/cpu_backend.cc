@@ -1,0 +1,153 @@
+#include "backend/cpu/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "backend/cpu/kernels.h"
+#include "util/cpu_features.h"
+#include "util/thread_pool.h"
+
+namespace saccade {
+namespace cpu {
+
+const Kernels& best_kernels() {
+  const CpuFeatures& f = cpu_features();
+  if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
+  if (f.avx512f && f.fma) return kernels_avx512();
+  if (f.avx2 && f.fma) return kernels_avx2();
+  return kernels_generic();
+}
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads)
+      : pool_(threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()))),
+        k_(best_kernels()) {}
+
+  std::string name() const override { return "cpu"; }
+  std::string kernel_isa() const override { return k_.isa; }
+  int threads() const override { return pool_.size(); }
+
+  float* alloc(size_t n) override {
+    // 64-byte aligned so vector loads of row starts never split cache lines more than necessary.
+    size_t bytes = std::max<size_t>(64, (n * sizeof(float) + 63) / 64 * 64);
+    void* p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
+    return static_cast<float*>(p);
+  }
+  void free(float* p) override { std::free(p); }
+  void upload(float* dst, const float* host, size_t n) override { std::memcpy(dst, host, n * sizeof(float)); }
+  void download(float* host, const float* src, size_t n) override { std::memcpy(host, src, n * sizeof(float)); }
+  void copy(float* dst, const float* src, size_t n) override { std::memmove(dst, src, n * sizeof(float)); }
+
+  void embed(const int* ids, int n, const Weight& table, float* out) override {
+    for (int i = 0; i < n; ++i)
+      std::memcpy(out + size_t(i) * table.cols, table.w.data() + size_t(ids[i]) * table.cols,
+                  size_t(table.cols) * sizeof(float));
+  }
+
+  void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst) override {
+    for (int i = 0; i < n; ++i)
+      std::memcpy(dst + size_t(i) * row_len, src + size_t(idx[i]) * row_len, size_t(row_len) * sizeof(float));
+  }
+
+  void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
+    const int N = w.rows, K = w.cols;
+    // Split the output columns across threads; at least 16 columns per chunk.
+    pool_.parallel_for(N, 16, [&](int nb, int ne) { k_.gemm(x, M, K, w.w.data(), bias, y, N, nb, ne); });
+  }
+
+  void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) override {
+    for (int r = 0; r < rows; ++r) {
+      const float* xr = x + size_t(r) * dim;
+      float* yr = y + size_t(r) * dim;
+      float ss = 0;
+      for (int i = 0; i < dim; ++i) ss += xr[i] * xr[i];
+      const float inv = 1.0f / std::sqrt(ss / float(dim) + eps);
+      for (int i = 0; i < dim; ++i) yr[i] = xr[i] * inv * w[i];
+    }
+  }
+
+  void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin) override {
+    const int half = head_dim / 2;
+    for (int r = 0; r < rows; ++r) {
+      const float* cs = cos_sin + size_t(r) * half * 2;
+      for (int h = 0; h < heads; ++h) {
+        float* v = x + (size_t(r) * heads + h) * head_dim;
+        for (int j = 0; j < half; ++j) {
+          const float c = cs[2 * j], s = cs[2 * j + 1], a = v[j], b = v[j + half];
+          v[j] = a * c - b * s;
+          v[j + half] = b * c + a * s;
+        }
+      }
+    }
+  }
+
+  void silu_mul(const float* gate, const float* up, float* out, size_t n) override {
+    for (size_t i = 0; i < n; ++i) {
+      const float g = gate[i];
+      out[i] = g / (1.0f + std::exp(-g)) * up[i];
+    }
+  }
+
+  void gelu(float* x, size_t n) override {
+    for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+  }
+
+  void add(float* x, const float* y, size_t n) override {
+    for (size_t i = 0; i < n; ++i) x[i] += y[i];
+  }
+
+  void attention(const AttentionArgs& a) override {
+    int max_keys = 0;
+    for (int i = 0; i < a.M; ++i) max_keys = std::max(max_keys, a.key_limit[i]);
+    const int img_n = std::max(0, a.img_end - a.img_begin);
+    const int jobs = a.M * a.Hq;
+    // (row, head) jobs run in parallel; their fixation outputs land in per-head slots and are summed over
+    // heads afterwards in head order, so the sums do not depend on the thread count.
+    mass_.assign(a.image_mass ? size_t(jobs) : 0, 0.0f);
+    scores_.assign(a.image_scores ? size_t(jobs) * img_n : 0, 0.0f);
+    pool_.parallel_for(jobs, 2, [&](int jb, int je) {
+      std::vector<float> scratch(size_t(max_keys) + 1);
+      for (int j = jb; j < je; ++j) {
+        const int r = j / a.Hq, h = j % a.Hq;
+        k_.attend_row(a, r, h, scratch.data(), a.out + size_t(j) * a.d, a.image_mass ? &mass_[size_t(j)] : nullptr,
+                      a.image_scores ? &scores_[size_t(j) * img_n] : nullptr);
+      }
+    });
+    for (int r = 0; r < a.M; ++r) {
+      if (a.image_mass) {
+        float m = 0;
+        for (int h = 0; h < a.Hq; ++h) m += mass_[size_t(r) * a.Hq + h];
+        a.image_mass[r] = m / float(a.Hq);
+      }
+      if (a.image_scores) {
+        float* dst = a.image_scores + size_t(r) * img_n;
+        std::fill(dst, dst + img_n, 0.0f);
+        for (int h = 0; h < a.Hq; ++h) {
+          const float* src = &scores_[(size_t(r) * a.Hq + h) * img_n];
+          for (int i = 0; i < img_n; ++i) dst[i] += src[i];
+        }
+      }
+    }
+  }
+
+ private:
+  ThreadPool pool_;
+  const Kernels& k_;
+  std::vector<float> mass_, scores_;  // per-(row, head) fixation outputs of the current call
+};
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<cpu::CpuBackend>(threads); }
+
+}  // namespace saccade

@@ -1,0 +1,10 @@
+#pragma once
+#include <memory>
+
+#include "backend/backend.h"
+
+namespace saccade {
+
+std::unique_ptr<Backend> make_cpu_backend(int threads);
+
+}  // namespace saccade

@@ -1,0 +1,49 @@
+// Portable kernels: an 8-lane vector emulated in scalar code (same reduction tree as AVX2, without FMA).
+#include <cmath>
+
+#include "backend/cpu/kernels.h"
+
+namespace saccade::cpu {
+namespace {
+
+struct Vec {
+  static constexpr int L = 8;
+  struct R {
+    float v[8];
+  };
+  static R zero() { return R{}; }
+  static R load(const float* p) {
+    R r;
+    for (int i = 0; i < 8; ++i) r.v[i] = p[i];
+    return r;
+  }
+  static void store(float* p, R r) {
+    for (int i = 0; i < 8; ++i) p[i] = r.v[i];
+  }
+  static R set1(float f) {
+    R r;
+    for (int i = 0; i < 8; ++i) r.v[i] = f;
+    return r;
+  }
+  static R fma(R a, R b, R c) {
+    for (int i = 0; i < 8; ++i) c.v[i] += a.v[i] * b.v[i];
+    return c;
+  }
+  static float hsum(R r) {
+    float a[4];
+    for (int i = 0; i < 4; ++i) a[i] = r.v[i] + r.v[i + 4];
+    return (a[0] + a[2]) + (a[1] + a[3]);
+  }
+};
+
+}  // namespace
+}  // namespace saccade::cpu
+
+namespace saccade::cpu {
+#include "backend/cpu/kernels_impl.inl"
+
+const Kernels& kernels_generic() {
+  static const Kernels k{"generic", gemm, attend_row};
+  return k;
+}
+}  // namespace saccade::cpu

@@ -1,0 +1,11 @@
+#pragma once
+// CPU feature detection, done once at run time; kernels are picked from it (backend/cpu/cpu_backend.cc).
+namespace saccade {
+
+struct CpuFeatures {
+  bool avx2 = false, fma = false, f16c = false, avx512f = false;
+};
+
+const CpuFeatures& cpu_features();
+
+}  // namespace saccade

@@ -1,0 +1,15 @@
+import type { Transport } from './transport';
+import { WebSocketTransport } from './websocket-transport';
+
+declare global {
+  interface Window {
+    /** Present only inside Electron, installed by the preload script. */
+    saccade?: Transport;
+  }
+}
+
+export function connect(): Transport {
+  if (window.saccade) return window.saccade;
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocketTransport(`${scheme}://${location.host}/ws`);
+}

@@ -1,0 +1,49 @@
+import type { RequestMap, RequestName, ServerMessage, SessionEvent } from '../../../common/protocol';
+import type { Transport } from './transport';
+
+export class WebSocketTransport implements Transport {
+  readonly kind = 'websocket' as const;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly listeners = new Set<(events: SessionEvent[]) => void>();
+  private readonly ready: Promise<WebSocket>;
+
+  constructor(url: string) {
+    const socket = new WebSocket(url);
+    this.ready = new Promise((resolve, reject) => {
+      socket.addEventListener('open', () => resolve(socket));
+      socket.addEventListener('error', () => reject(new Error(`cannot reach the engine at ${url}`)));
+    });
+    socket.addEventListener('message', (e) => this.receive(JSON.parse(String(e.data)) as ServerMessage));
+    socket.addEventListener('close', () => {
+      for (const p of this.pending.values()) p.reject(new Error('the connection to the engine closed'));
+      this.pending.clear();
+    });
+  }
+
+  async request<N extends RequestName>(name: N, params: RequestMap[N][0]): Promise<RequestMap[N][1]> {
+    const socket = await this.ready;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      socket.send(JSON.stringify({ kind: 'request', id, name, params }));
+    });
+  }
+
+  onEvents(listener: (events: SessionEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(message: ServerMessage): void {
+    if (message.kind === 'events') {
+      for (const l of this.listeners) l(message.events);
+      return;
+    }
+    const p = this.pending.get(message.id);
+    if (!p) return;
+    this.pending.delete(message.id);
+    if (message.ok) p.resolve(message.result);
+    else p.reject(new Error(message.error ?? 'request failed'));
+  }
+}

@@ -1,0 +1,98 @@
+"""Write golden files for the native engine from an exported checkpoint (layout: native/test/golden/README.md).
+
+Re-run after every export that ships:
+    /usr/bin/python3 golden.py ../assets/models/saccade-ocr-tiny ../native/test/golden
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+import torch
+
+from saccade.checkpoint import load
+from saccade.decode import Region, greedy_ar, self_spec, draft_mask, causal
+from saccade.preprocess import preprocess
+from saccade.vocab import MASK, PROMPTS
+
+GOLDEN_SEED_BASE = 2_000_000_000  # outside training and evaluation seeds
+MAX_PIXELS = {"text": 48 * 400, "formula": 64 * 320, "table": 128 * 320}
+
+
+def pick_region(generate, kind):
+    """The first region of `kind` from a fixed seed whose image is small enough to keep goldens small."""
+    for seed in range(GOLDEN_SEED_BASE, GOLDEN_SEED_BASE + 500):
+        region = generate(seed, kind=kind)
+        if region.image.size <= MAX_PIXELS[kind]:
+            return seed, region
+    raise RuntimeError(f"no small {kind} region in 500 seeds")
+
+
+def write_f32(out_dir, name, tensor):
+    arr = np.ascontiguousarray(tensor.detach().to(torch.float32).numpy(), dtype="<f4")
+    arr.tofile(os.path.join(out_dir, name + ".f32"))
+    return {"file": name + ".f32", "dtype": "float32", "shape": list(arr.shape)}
+
+
+@torch.no_grad()
+def region_golden(model, image, kind, out_dir, name, max_new):
+    entry = {"kind": kind, "prompt_token_id": PROMPTS[kind]}
+    img = np.ascontiguousarray(image, dtype=np.uint8)
+    img.tofile(os.path.join(out_dir, f"{name}.image.u8"))
+    entry["image"] = {"file": f"{name}.image.u8", "dtype": "uint8", "shape": list(img.shape)}
+    pixels = preprocess(img, model.config["image"])
+    entry["pixels"] = write_f32(out_dir, f"{name}.pixels", pixels)
+    region = Region(model, pixels, PROMPTS[kind])
+    entry["image_embeds"] = write_f32(out_dir, f"{name}.image_embeds", region.image_embeds)
+    entry["prefix_length"] = region.cache.length
+    entry["first_text_position"] = region.next_pos
+    entry["prefill_last_logits"] = write_f32(out_dir, f"{name}.prefill_last_logits", region.prefill_logits)
+
+    first = int(region.prefill_logits.argmax())
+    entry["first_token"] = first
+    # Draft forward right after the prefill: [c, MASK x B] with c = the greedy first token, uncached.
+    B = model.config["diffusion_block_size"]
+    draft, _ = region.forward([first] + [MASK] * B, region.next_pos, draft_mask(1, B), commit=0)
+    entry["draft_input_ids"] = [first] + [MASK] * B
+    entry["draft_logits"] = write_f32(out_dir, f"{name}.draft_logits", draft)
+    # AR step: feed c alone (causal); its logits equal row 0 of the draft forward up to rounding.
+    step, _ = region.forward([first], region.next_pos, causal(1), commit=0)
+    entry["ar_step_input_id"] = first
+    entry["ar_step_logits"] = write_f32(out_dir, f"{name}.ar_step_logits", step[0])
+
+    ar = greedy_ar(Region(model, pixels, PROMPTS[kind]), max_new=max_new)
+    spec = self_spec(Region(model, pixels, PROMPTS[kind]), block_size=B, max_new=max_new)
+    entry["greedy_ar_ids"] = ar.ids
+    entry["self_spec_ids"] = spec.ids
+    entry["self_spec_round_commits"] = spec.rounds
+    return entry
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model_dir")
+    p.add_argument("out_dir")
+    p.add_argument("--max-new", type=int, default=64)
+    args = p.parse_args()
+    torch.set_num_threads(2)
+    from saccade.synth import generate_region
+
+    model = load(args.model_dir, torch.float32)
+    os.makedirs(args.out_dir, exist_ok=True)
+    index = {"model_dir": os.path.relpath(args.model_dir, args.out_dir), "compute_dtype": "float32",
+             "weights": "fp16 from model.safetensors, widened to float32", "max_new_tokens": args.max_new,
+             "regions": {}}
+    for kind in ("text", "formula", "table"):
+        seed, region = pick_region(generate_region, kind)
+        name = f"{kind}"
+        entry = region_golden(model, region.image, kind, args.out_dir, name, args.max_new)
+        entry["seed"], entry["target"] = seed, region.target
+        index["regions"][name] = entry
+        print(name, region.image.shape, "ar", len(entry["greedy_ar_ids"]),
+              "identical", entry["greedy_ar_ids"] == entry["self_spec_ids"])
+    with open(os.path.join(args.out_dir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Training samples from generated regions, batched by token budget inside DataLoader workers."""
+import random
+
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from .masks import build_sample, collate
+from .preprocess import patchify, preprocess
+from .tokenizer import Tokenizer
+from .vocab import PROMPTS
+
+EVAL_SEED_BASE = 1_000_000_000
+"""Evaluation regions use seeds from here up; training seeds stay below, so the two never meet."""
+
+
+def encode_region(image, target, kind, config, tokenizer, generator, offset=None):
+    """A generated region -> one three-stream training sample with its image patches."""
+    vc = config["vision_config"]
+    pixels = preprocess(image, config["image"])
+    patches, grid = patchify(pixels, vc["patch_size"])
+    m = vc["merge_size"]
+    sample = build_sample(grid[0] // m, grid[1] // m, PROMPTS[kind], tokenizer.encode(target),
+                          config["diffusion_block_size"], generator, offset)
+    sample["patches"], sample["grid"] = patches, grid
+    return sample
+
+
+def collate_with_images(samples):
+    batch = collate(samples)
+    batch["patches"] = [s["patches"] for s in samples]
+    batch["grids"] = [s["grid"] for s in samples]
+    return batch
+
+
+class RegionStream(IterableDataset):
+    """Endless batches. Each worker draws seeds first_seed + worker + k * workers, so workers never repeat
+    each other; a pool of samples is sorted by length and cut into batches of at most `token_budget`
+    padded tokens, which keeps padding low when short text lines and long tables mix."""
+
+    def __init__(self, generate, config, first_seed, token_budget=6144, max_batch=48, pool=64,
+                 max_target_tokens=480):
+        self.generate, self.config, self.first_seed = generate, config, first_seed
+        self.token_budget, self.max_batch, self.pool = token_budget, max_batch, pool
+        self.max_target_tokens = max_target_tokens
+
+    def __iter__(self):
+        info = get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info else (0, 1)
+        tokenizer = Tokenizer()
+        seed = self.first_seed + worker
+        generator = torch.Generator().manual_seed(seed)
+        shuffle = random.Random(seed)
+        while True:
+            samples = []
+            while len(samples) < self.pool:
+                region = self.generate(seed)
+                seed += workers
+                ids_len = len(tokenizer.encode(region.target))
+                if ids_len > self.max_target_tokens:
+                    continue
+                samples.append(encode_region(region.image, region.target, region.kind, self.config,
+                                             tokenizer, generator))
+            samples.sort(key=lambda s: len(s["input_ids"]))
+            batches, current = [], []
+            for s in samples:
+                longest = len(s["input_ids"])  # sorted, so the newest is the longest
+                if current and (longest * (len(current) + 1) > self.token_budget
+                                or len(current) >= self.max_batch):
+                    batches.append(current)
+                    current = []
+                current.append(s)
+            batches.append(current)
+            shuffle.shuffle(batches)
+            for b in batches:
+                yield collate_with_images(b)

@@ -1,0 +1,171 @@
+"""Reference decoders over one region: greedy AR, self-speculative (decision 0002) and pure diffusion.
+
+Every decoder counts forwards after the prefill: `tokens_per_forward` = tokens emitted after the prefill's
+token / decoder forwards after the prefill (draft and verify both count).
+"""
+from dataclasses import dataclass, field
+
+import torch
+
+from .preprocess import patchify, preprocess
+from .sequence import prefix, text_positions
+from .vocab import EOS, MASK
+
+
+@dataclass
+class Decoded:
+    ids: list
+    forwards: int = 0  # after the prefill
+    from_prefill: int = 1  # tokens taken from the prefill's logits (not counted as decoded)
+    rounds: list = field(default_factory=list)  # self-spec: tokens committed per round
+
+    @property
+    def tokens_per_forward(self):
+        return (len(self.ids) - self.from_prefill) / self.forwards if self.forwards else 0.0
+
+
+class KVCache:
+    def __init__(self):
+        self.layers = None
+
+    @property
+    def length(self):
+        return 0 if self.layers is None else self.layers[0][0].shape[2]
+
+    def commit(self, new, n):
+        """Keep the first n rows of a forward's per-layer (k, v)."""
+        if n == 0:
+            return
+        new = [(k[:, :, :n], v[:, :, :n]) for k, v in new]
+        if self.layers is None:
+            self.layers = new
+        else:
+            self.layers = [(torch.cat([k0, k], 2), torch.cat([v0, v], 2)) for (k0, v0), (k, v) in
+                           zip(self.layers, new)]
+
+
+def causal(n):
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+def draft_mask(n_committed, n_slots):
+    """Committed-but-uncached tokens attend causally; slots see all of them and each other."""
+    n = n_committed + n_slots
+    m = torch.zeros(n, n, dtype=torch.bool)
+    m[:n_committed, :n_committed] = causal(n_committed)
+    m[n_committed:, :] = True
+    return m
+
+
+class Region:
+    """A region's prefill state: the cache after `[BOS] [IMG] x N [PROMPT]` and the next text position."""
+
+    def __init__(self, model, pixels, prompt_id):
+        self.model = model
+        vc = model.config["vision_config"]
+        dtype = model.lm_head.weight.dtype
+        patches, grid = patchify(pixels.to(dtype), vc["patch_size"])
+        m = vc["merge_size"]
+        self.image_embeds = model.encode_images([patches], [grid])[0]
+        ids, pos, p = prefix(grid[0] // m, grid[1] // m, prompt_id)
+        self.cache = KVCache()
+        x = model.embed(ids[None], [self.image_embeds])
+        logits, new = model.extend(x, pos[None], causal(len(ids))[None], None)
+        self.cache.commit(new, len(ids))
+        self.prefill_logits = logits[0, -1]
+        self.next_pos = p + 1  # position of the first text token
+
+    def forward(self, ids, start_pos, block_mask, commit):
+        """Forward `ids` at positions start_pos.. after the cache; commit the first `commit` rows' KV.
+
+        Returns the logits [len(ids), V] and the forward's per-layer (k, v) for a later commit."""
+        n_cache = self.cache.length
+        mask = torch.cat([torch.ones(len(ids), n_cache, dtype=torch.bool), block_mask], dim=1)
+        x = self.model.embed(torch.tensor(ids)[None])
+        pos = text_positions(start_pos, len(ids))[None]
+        logits, new = self.model.extend(x, pos, mask[None], self.cache.layers)
+        self.cache.commit(new, commit)
+        return logits[0], new
+
+
+def region_from_image(model, image, prompt_id):
+    return Region(model, preprocess(image, model.config["image"]), prompt_id)
+
+
+@torch.no_grad()
+def greedy_ar(region, max_new=256):
+    tok = int(region.prefill_logits.argmax())
+    out = Decoded([tok])
+    pos = region.next_pos
+    while tok != EOS and len(out.ids) < max_new:
+        logits, _ = region.forward([tok], pos, causal(1), commit=1)
+        out.forwards += 1
+        pos += 1
+        tok = int(logits[-1].argmax())
+        out.ids.append(tok)
+    return out
+
+
+@torch.no_grad()
+def self_spec(region, block_size=32, max_new=256):
+    """Draft [c, MASK x B] then verify [a_1, d_2..d_B] causally; commit the agreeing run + one token."""
+    B = block_size
+    c = int(region.prefill_logits.argmax())
+    out = Decoded([c])
+    c_pos = region.next_pos
+    while c != EOS and len(out.ids) < max_new:
+        logits, _ = region.forward([c] + [MASK] * B, c_pos, draft_mask(1, B), commit=1)
+        draft = logits[1:].argmax(-1).tolist()
+        draft[0] = int(logits[0].argmax())
+        logits, verify_kv = region.forward(draft, c_pos + 1, causal(B), commit=0)
+        verified = logits.argmax(-1).tolist()  # verified[k]: the AR token after draft[k]
+        accepted = 1
+        while accepted < B and draft[accepted] == verified[accepted - 1]:
+            accepted += 1
+        committed = draft[:accepted] + [verified[accepted - 1]]
+        # The verify forward's KV of the accepted drafts is their causal KV; the correction is the next c.
+        region.cache.commit(verify_kv, accepted)
+        out.forwards += 2
+        out.rounds.append(len(committed))
+        out.ids += committed
+        c = committed[-1]
+        c_pos += accepted + 1
+        if EOS in committed:
+            break
+    out.ids = _truncate(out.ids, max_new)
+    return out
+
+
+@torch.no_grad()
+def diffusion(region, tau, block_size=32, max_new=256):
+    """Pure masked diffusion: per forward, fill every slot with confidence > tau (at least the best one)."""
+    B = block_size
+    out = Decoded([], from_prefill=0)
+    pending, pos = [], region.next_pos  # committed tokens whose KV is computed in the next forward
+    while len(out.ids) < max_new:
+        block = [MASK] * B
+        while MASK in block:
+            logits, _ = region.forward(pending + block, pos - len(pending), draft_mask(len(pending), B),
+                                       commit=len(pending))
+            logits = logits[len(pending):]
+            pending = []
+            out.forwards += 1
+            probs = logits.softmax(-1)
+            conf, tok = probs.max(-1)
+            open_slots = [j for j in range(B) if block[j] == MASK]
+            fill = [j for j in open_slots if conf[j] > tau] or [max(open_slots, key=lambda j: conf[j])]
+            for j in fill:
+                block[j] = int(tok[j])
+        out.ids += block
+        pending, pos = block, pos + B
+        if EOS in block:
+            break
+    out.ids = _truncate(out.ids, max_new)
+    return out
+
+
+def _truncate(ids, max_new):
+    ids = ids[:max_new]
+    if EOS in ids:
+        ids = ids[:ids.index(EOS) + 1]
+    return ids

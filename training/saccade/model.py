@@ -1,0 +1,259 @@
+"""The reference model: vision encoder, patch merger and decoder, named and shaped as docs/model-format.md.
+
+The decoder has two entry points: `forward` over whole sequences with an explicit attention mask (training,
+all three streams in one pass) and `extend` over a KV cache (greedy AR, draft and verify forwards).
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate_half(x, cos, sin):
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+
+
+def inv_freq(head_dim, theta):
+    return theta ** (-torch.arange(0, head_dim // 2, dtype=torch.float64) * 2 / head_dim)
+
+
+def vision_angles(rows, cols, head_dim, theta):
+    """Angles [N, head_dim/2] for patches in row-major order: first half of frequencies from the row."""
+    freq = inv_freq(head_dim, theta)
+    r = torch.arange(rows, dtype=torch.float64).repeat_interleave(cols)
+    c = torch.arange(cols, dtype=torch.float64).repeat(rows)
+    quarter = head_dim // 4
+    pos = torch.where(torch.arange(head_dim // 2) < quarter, r[:, None], c[:, None])
+    return pos * freq
+
+
+def mrope_angles(pos3, head_dim, theta, section):
+    """pos3 [..., 3] (t, h, w) -> angles [..., head_dim/2] with each frequency's axis per mrope_section."""
+    freq = inv_freq(head_dim, theta).to(pos3.device)
+    j = torch.arange(head_dim // 2, device=pos3.device)
+    axis = (j >= section[0]).long() + (j >= section[0] + section[1]).long()
+    pos = pos3.to(torch.float64)[..., axis]
+    return pos * freq
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class VisionAttention(nn.Module):
+    def __init__(self, dim, heads, eps):
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.q_norm = RMSNorm(self.head_dim, eps)
+        self.k_norm = RMSNorm(self.head_dim, eps)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, cos, sin, key_mask):
+        # x [B, N, Dv]; cos/sin [B, N, hv/2]; key_mask [B, N] True for real patches.
+        B, N, _ = x.shape
+        q, k, v = self.qkv(x).view(B, N, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        cos, sin = cos[:, None], sin[:, None]
+        q = rotate_half(self.q_norm(q), cos, sin)
+        k = rotate_half(self.k_norm(k), cos, sin)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
+        scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+        out = scores.softmax(-1) @ v
+        return self.proj(out.transpose(1, 2).reshape(B, N, -1))
+
+
+class VisionLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        dim, eps = cfg["hidden_size"], cfg["rms_norm_eps"]
+        self.norm1 = RMSNorm(dim, eps)
+        self.attn = VisionAttention(dim, cfg["num_heads"], eps)
+        self.norm2 = RMSNorm(dim, eps)
+        self.mlp = SwiGLU(dim, cfg["intermediate_size"])
+
+    def forward(self, x, cos, sin, key_mask):
+        x = x + self.attn(self.norm1(x), cos, sin, key_mask)
+        return x + self.mlp(self.norm2(x))
+
+
+class VisionEncoder(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        P, C, dim = cfg["patch_size"], cfg["in_channels"], cfg["hidden_size"]
+        self.patch_embed = nn.Linear(P * P * C, dim)
+        self.layers = nn.ModuleList(VisionLayer(cfg) for _ in range(cfg["num_layers"]))
+        self.post_norm = RMSNorm(dim, cfg["rms_norm_eps"])
+
+    def forward(self, patch_list, grids):
+        """patch_list: per image [N_i, P*P]; grids: per image (Hp, Wp). Returns per image [N_i, Dv]."""
+        cfg = self.cfg
+        hv = cfg["hidden_size"] // cfg["num_heads"]
+        n_max = max(p.shape[0] for p in patch_list)
+        B = len(patch_list)
+        dtype = self.patch_embed.weight.dtype
+        x = torch.zeros(B, n_max, patch_list[0].shape[1], dtype=dtype)
+        angles = torch.zeros(B, n_max, hv // 2, dtype=torch.float64)
+        key_mask = torch.zeros(B, n_max, dtype=torch.bool)
+        for i, (p, (hp, wp)) in enumerate(zip(patch_list, grids)):
+            n = p.shape[0]
+            x[i, :n] = p
+            angles[i, :n] = vision_angles(hp, wp, hv, cfg["rope_theta"])
+            key_mask[i, :n] = True
+        cos, sin = angles.cos().to(dtype), angles.sin().to(dtype)
+        x = self.patch_embed(x)
+        for layer in self.layers:
+            x = layer(x, cos, sin, key_mask)
+        x = self.post_norm(x)
+        return [x[i, :p.shape[0]] for i, p in enumerate(patch_list)]
+
+
+class PatchMerger(nn.Module):
+    def __init__(self, vision_dim, text_dim, merge):
+        super().__init__()
+        self.merge = merge
+        self.fc1 = nn.Linear(merge * merge * vision_dim, text_dim)
+        self.fc2 = nn.Linear(text_dim, text_dim)
+
+    def forward(self, x, grid):
+        """x [Hp*Wp, Dv] row-major -> [rows*cols, D], each cell's m x m patches concatenated row-major."""
+        (hp, wp), m = grid, self.merge
+        x = x.view(hp // m, m, wp // m, m, -1).permute(0, 2, 1, 3, 4).reshape((hp // m) * (wp // m), -1)
+        return self.fc2(F.gelu(self.fc1(x)))
+
+
+class DecoderAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        D, d = cfg["hidden_size"], cfg["head_dim"]
+        self.hq, self.hkv, self.d = cfg["num_attention_heads"], cfg["num_key_value_heads"], d
+        self.q_proj = nn.Linear(D, self.hq * d, bias=False)
+        self.k_proj = nn.Linear(D, self.hkv * d, bias=False)
+        self.v_proj = nn.Linear(D, self.hkv * d, bias=False)
+        self.o_proj = nn.Linear(self.hq * d, D, bias=False)
+
+    def forward(self, x, cos, sin, mask, past=None):
+        # x [B, T, D]; cos/sin [B, T, d/2]; mask [B, T, S] True = may attend, S = past + T.
+        B, T, _ = x.shape
+        q = self.q_proj(x).view(B, T, self.hq, self.d).transpose(1, 2)
+        k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
+        v = self.v_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
+        cos, sin = cos[:, None], sin[:, None]
+        q, k = rotate_half(q, cos, sin), rotate_half(k, cos, sin)
+        new_kv = (k, v)
+        if past is not None:
+            k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
+        group = self.hq // self.hkv
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.d)
+        scores = scores.masked_fill(~mask[:, None], float("-inf"))
+        out = scores.softmax(-1) @ v
+        return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.input_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.self_attn = DecoderAttention(cfg)
+        self.post_attention_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.mlp = SwiGLU(cfg["hidden_size"], cfg["intermediate_size"])
+
+    def forward(self, x, cos, sin, mask, past=None):
+        h, new_kv = self.self_attn(self.input_layernorm(x), cos, sin, mask, past)
+        x = x + h
+        return x + self.mlp(self.post_attention_layernorm(x)), new_kv
+
+
+class TextModel(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(cfg["vocab_size"], cfg["hidden_size"])
+        self.layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg["num_layers"]))
+        self.norm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+
+
+class SaccadeOCR(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        vc, tc = config["vision_config"], config["text_config"]
+        self.vision = VisionEncoder(vc)
+        self.merger = PatchMerger(vc["hidden_size"], tc["hidden_size"], vc["merge_size"])
+        self.model = TextModel(tc)
+        self.lm_head = nn.Linear(tc["hidden_size"], tc["vocab_size"], bias=False)
+        self.apply(self._init)
+
+    @staticmethod
+    def _init(module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+            if getattr(module, "bias", None) is not None:
+                nn.init.zeros_(module.bias)
+
+    def encode_images(self, patch_list, grids):
+        """Per image: merged image embeddings [rows*cols, D] in row-major order."""
+        feats = self.vision(patch_list, grids)
+        return [self.merger(f, g) for f, g in zip(feats, grids)]
+
+    def _rope(self, pos3):
+        tc = self.config["text_config"]
+        angles = mrope_angles(pos3, tc["head_dim"], tc["rope_theta"], tc["mrope_section"])
+        dtype = self.lm_head.weight.dtype
+        return angles.cos().to(dtype), angles.sin().to(dtype)
+
+    def embed(self, input_ids, image_embeds=None):
+        """Token embeddings with the IMG slots replaced, in order, by each row's image embeddings."""
+        x = self.model.embed_tokens(input_ids)
+        if image_embeds is not None:
+            img = self.config["image_token_id"]
+            x = x.clone()
+            for b, emb in enumerate(image_embeds):
+                slots = (input_ids[b] == img).nonzero().squeeze(1)
+                x[b, slots] = emb.to(x.dtype)
+        return x
+
+    def forward(self, input_ids, pos3, mask, image_embeds=None):
+        """Whole sequences: input_ids [B, T], pos3 [B, T, 3], mask [B, T, T] bool -> logits [B, T, V]."""
+        x = self.embed(input_ids, image_embeds)
+        cos, sin = self._rope(pos3)
+        for layer in self.model.layers:
+            x, _ = layer(x, cos, sin, mask)
+        return self.lm_head(self.model.norm(x))
+
+    def extend(self, x, pos3, mask, cache):
+        """Batch-1 forward of new embeddings x [1, T, D] after `cache` (list of per-layer (k, v) or None).
+
+        mask [1, T, S] covers cache + new tokens. Returns logits [1, T, V] and the new tokens' per-layer
+        (k, v); the caller decides how many of them to commit to the cache.
+        """
+        cos, sin = self._rope(pos3)
+        new = []
+        for i, layer in enumerate(self.model.layers):
+            x, kv = layer(x, cos, sin, mask, None if cache is None else cache[i])
+            new.append(kv)
+        return self.lm_head(self.model.norm(x)), new
+
+
+def count_parameters(model):
+    return sum(p.numel() for p in model.parameters())

@@ -1,0 +1,111 @@
+"""Running prose from documents installed on the system: software licences, package copyright notices and
+fortune files. They read like contracts, notices and literature, which is what scanned pages mostly hold.
+
+Characters outside the target vocabulary are transliterated where a plain form exists, otherwise the word
+is dropped, so every passage can be used as a target as is.
+"""
+
+import bisect
+import functools
+import glob
+import itertools
+import os
+import random
+import re
+import unicodedata
+
+from ..vocab import CHARSET
+
+LICENSE_DIR = "/usr/share/common-licenses"
+COPYRIGHT_GLOB = "/usr/share/doc/*/copyright"
+FORTUNE_DIR = "/usr/share/games/fortunes"
+DICTIONARY = "/usr/share/dict/words"
+
+COPYRIGHT_BYTES = 6000  # per package: enough variety, keeps loading under a second
+MIN_PASSAGE_WORDS = 6
+
+# Frequent characters outside the vocabulary with a faithful replacement inside it.
+TRANSLITERATION = str.maketrans({"\t": " ", "\u00a0": " ", "\u2010": "-", "\u2011": "-", "\u2212": "-",
+                                 "\u2032": "'", "\u2033": '"', "\u00ab": '"', "\u00bb": '"', "\u201e": '"',
+                                 "\u2022": "•", "\u25cf": "•", "\u00ad": ""})
+DECORATION = re.compile(r"^[\s\-=*#_~.+|]{3,}$")
+
+
+def _clean_word(word: str) -> str | None:
+    word = word.translate(TRANSLITERATION)
+    if all(c in CHARSET for c in word):
+        return word
+    ascii_form = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
+    # Only accept the plain form when it lost accents, not whole letters of another script.
+    if ascii_form and len(ascii_form) >= len(word) * 0.8 and all(c in CHARSET for c in ascii_form):
+        return ascii_form
+    return None
+
+
+def _passages_of(text: str) -> list[list[str]]:
+    passages = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in block.splitlines() if not DECORATION.match(ln)]
+        words = [w for w in (_clean_word(w) for w in " ".join(lines).split()) if w]
+        if len(words) >= MIN_PASSAGE_WORDS:
+            passages.append(words)
+    return passages
+
+
+def _read(path: str, limit: int | None = None) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(limit) if limit else f.read()
+    except OSError:
+        return ""
+
+
+@functools.lru_cache(maxsize=1)
+def passages() -> tuple[tuple[str, ...], ...]:
+    """All passages as word tuples, in a fixed order."""
+    found: list[list[str]] = []
+    seen_paths = set()
+    for path in sorted(glob.glob(os.path.join(LICENSE_DIR, "*"))):
+        real = os.path.realpath(path)
+        if real not in seen_paths and os.path.isfile(real):
+            seen_paths.add(real)
+            found += _passages_of(_read(real))
+    for path in sorted(glob.glob(COPYRIGHT_GLOB)):
+        found += _passages_of(_read(path, COPYRIGHT_BYTES))
+    for path in sorted(glob.glob(os.path.join(FORTUNE_DIR, "*"))):
+        if "." not in os.path.basename(path):
+            found += _passages_of(_read(path).replace("\n%\n", "\n\n"))
+    unique = list(dict.fromkeys(tuple(p) for p in found))
+    if not unique:
+        raise RuntimeError("no prose found on this system (licences, copyright files, fortunes)")
+    return tuple(unique)
+
+
+@functools.lru_cache(maxsize=1)
+def dictionary_words() -> tuple[str, ...]:
+    words = [w for w in _read(DICTIONARY).split() if w and all(c in CHARSET for c in w)]
+    return tuple(words) or ("document",)
+
+
+@functools.lru_cache(maxsize=1)
+def _cumulative_lengths() -> tuple[int, ...]:
+    return tuple(itertools.accumulate(len(p) for p in passages()))
+
+
+def words_span(rng: random.Random, n: int) -> list[str]:
+    """`n` consecutive words of one passage (fewer when the passage is shorter).
+
+    Passages are drawn in proportion to their length, so long prose outweighs the many short notices.
+    """
+    corpus, cumulative = passages(), _cumulative_lengths()
+    passage = corpus[bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))]
+    if len(passage) <= n:
+        return list(passage)
+    start = rng.randrange(len(passage) - n + 1)
+    # Prefer starting at a sentence start half the time: paragraphs in documents do.
+    if rng.random() < 0.5:
+        for i in range(start, max(-1, start - 40), -1):
+            if i == 0 or passage[i - 1].endswith((".", "!", "?", ":")):
+                start = min(i, len(passage) - n)
+                break
+    return list(passage[start:start + n])

@@ -1,0 +1,274 @@
+"""Short document strings that prose does not provide: names, addresses, dates, money, codes, form fields,
+invoice and receipt lines, headings and list markers. Each function takes a `random.Random` and returns text
+that only uses vocabulary characters.
+"""
+
+import random
+
+from . import corpus
+
+FIRST_NAMES = (
+    "James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard Susan Joseph "
+    "Jessica Thomas Sarah Charles Karen Daniel Nancy Matthew Lisa Anthony Betty Mark Margaret Paul Sandra Steven "
+    "Ashley Andrew Emily Kenneth Donna Joshua Michelle Kevin Carol Brian Amanda George Melissa Timothy Deborah "
+    "Hans Ingrid Jürgen Renée François Zoë José Søren Lena Pierre Marco Giulia Ahmed Fatima Wei Yuki Priya Olga"
+).split()
+LAST_NAMES = (
+    "Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson "
+    "Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez Clark Ramirez Lewis "
+    "Robinson Walker Young Allen King Wright Scott Torres Nguyen Hill Flores Green Adams Nelson Baker Hall "
+    "Müller Schmidt Dubois Lefèvre Rossi Bianchi Novak Kowalski Jensen Larsen O'Brien McCarthy Fischer Weber"
+).split()
+STREETS = (
+    "Main Oak Pine Maple Cedar Elm Washington Lake Hill Park Church Market High Mill Station Victoria King "
+    "Queen Bridge River Spring Chestnut Walnut Highland Sunset Railroad Harbor"
+).split()
+STREET_TYPES = ("St.", "Street", "Ave.", "Avenue", "Rd.", "Road", "Blvd.", "Lane", "Drive", "Dr.", "Way", "Court")
+CITIES = (
+    ("Springfield", "IL", "62701"), ("Portland", "OR", "97205"), ("Austin", "TX", "78701"), ("Denver", "CO", "80202"),
+    ("Boston", "MA", "02108"), ("Seattle", "WA", "98101"), ("Columbus", "OH", "43215"), ("Madison", "WI", "53703"),
+    ("Raleigh", "NC", "27601"), ("Tucson", "AZ", "85701"), ("Albany", "NY", "12207"), ("Savannah", "GA", "31401"),
+)
+FOREIGN_CITIES = ("London EC1A 1BB", "75008 Paris", "10115 Berlin", "1010 Wien", "8001 Zürich", "00184 Roma",
+                  "Dublin 2", "1012 AB Amsterdam", "28013 Madrid", "Toronto, ON M5H 2N2")
+COMPANY_SUFFIXES = ("Inc.", "LLC", "Ltd.", "GmbH", "& Co.", "Corporation", "Group", "S.A.", "& Sons", "Partners LLP")
+COMPANY_WORDS = ("Acme Global Northern Pacific United Atlas Summit Pioneer Vertex Harbor Meridian Liberty "
+                 "Sterling Evergreen Keystone Crescent Apex Horizon Granite Beacon").split()
+TRADES = ("Consulting Logistics Supplies Engineering Holdings Foods Insurance Dental Legal Services Printing "
+          "Software Builders Hardware Pharmacy Bakery Motors Electric Textiles").split()
+MONTHS = ("January February March April May June July August September October November December").split()
+WEEKDAYS = ("Monday Tuesday Wednesday Thursday Friday Saturday Sunday").split()
+PRODUCTS = (
+    "Paper A4 80g", "Toner cartridge", "Office chair", "Desk lamp", "USB-C cable 2m", "Coffee beans 1kg",
+    "Consulting hours", "Shipping & handling", "Maintenance fee", "Software license", "Printer paper",
+    "Stapler", "Envelopes C5", "Whiteboard markers", "Monitor 24\"", "Keyboard", "Labor", "Parts",
+    "Screws M4x20", "Cleaning service", "Annual subscription", "Travel expenses", "Hotel (2 nights)",
+    "Catering", "Design work", "Installation", "Freight", "Postage", "Bananas", "Whole milk 1L", "Bread",
+    "Eggs (12)", "Orange juice", "Cheddar 200g", "Tomatoes", "Chicken breast", "Olive oil", "Rice 2kg",
+)
+RECEIPT_ITEMS = ("MILK 2% 1GAL", "BREAD WHT", "EGGS LG 12CT", "BANANAS", "COFFEE", "TAX", "SUBTOTAL", "TOTAL",
+                 "CASH", "CHANGE", "VISA ****1234", "DISCOUNT", "BAG FEE", "SODA 2L", "CHIPS", "APPLES GALA",
+                 "YOGURT", "BUTTER", "PAPER TOWEL", "DETERGENT", "TIP", "GRATUITY 18%")
+FIELD_LABELS = ("Name", "Date", "Invoice No.", "Invoice Date", "Due Date", "Account", "Customer ID", "Phone",
+                "Fax", "Email", "Address", "Reference", "Order No.", "PO Number", "Amount Due", "Total",
+                "Subtotal", "Tax", "VAT", "Balance", "Signature", "Page", "Policy No.", "Claim No.", "Tel.",
+                "Ship to", "Bill to", "Terms", "Period", "Description", "Qty", "Unit Price", "Amount")
+SHORT_CROPS = ("Total", "Subtotal", "Date", "Name", "Qty", "No.", "Page", "Amount", "Notes", "Signature", "Yes",
+               "No", "N/A", "TOTAL", "Description", "Price", "Tax", "Paid", "Due", "Fig. 3", "Table 2", "Note:",
+               "Approved", "CONFIDENTIAL", "Draft", "Ref.", "Item", "Units", "%", "§ 4", "(a)", "(iii)", "*", "—")
+HEADING_WORDS = ("Introduction Summary Background Scope Definitions Terms Conditions Payment Delivery Warranty "
+                 "Liability Termination Confidentiality Results Discussion Methods Appendix Overview Notes "
+                 "Schedule Obligations Remedies Miscellaneous Acknowledgements References Conclusion").split()
+CURRENCIES = (("$", ""), ("", " USD"), ("€", ""), ("", " €"), ("£", ""), ("", " EUR"), ("¥", ""), ("", ""))
+
+
+def person(rng: random.Random) -> str:
+    first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+    style = rng.random()
+    if style < 0.5:
+        return f"{first} {last}"
+    if style < 0.7:
+        return f"{last}, {first}"
+    if style < 0.85:
+        return f"{rng.choice(('Mr.', 'Ms.', 'Mrs.', 'Dr.', 'Prof.'))} {first} {last}"
+    return f"{first[0]}. {last}"
+
+
+def company(rng: random.Random) -> str:
+    if rng.random() < 0.4:
+        return f"{rng.choice(LAST_NAMES)} {rng.choice(TRADES)} {rng.choice(COMPANY_SUFFIXES)}"
+    return f"{rng.choice(COMPANY_WORDS)} {rng.choice(TRADES)} {rng.choice(COMPANY_SUFFIXES)}"
+
+
+def street(rng: random.Random) -> str:
+    line = f"{rng.randint(1, 9999)} {rng.choice(STREETS)} {rng.choice(STREET_TYPES)}"
+    if rng.random() < 0.2:
+        line += f", {rng.choice(('Suite', 'Apt.', 'Unit', 'Floor'))} {rng.randint(1, 40)}{rng.choice(('', 'B', 'A'))}"
+    return line
+
+
+def city_line(rng: random.Random) -> str:
+    if rng.random() < 0.25:
+        return rng.choice(FOREIGN_CITIES)
+    city, state, zip_code = rng.choice(CITIES)
+    return f"{city}, {state} {zip_code}"
+
+
+def date(rng: random.Random) -> str:
+    y, m, d = rng.randint(1985, 2030), rng.randint(1, 12), rng.randint(1, 28)
+    formats = (
+        f"{m:02d}/{d:02d}/{y}", f"{d:02d}.{m:02d}.{y}", f"{y}-{m:02d}-{d:02d}", f"{MONTHS[m - 1]} {d}, {y}",
+        f"{d} {MONTHS[m - 1]} {y}", f"{d}-{MONTHS[m - 1][:3]}-{y % 100:02d}", f"{MONTHS[m - 1][:3]}. {d}, {y}",
+        f"{m}/{d}/{y % 100:02d}", f"{WEEKDAYS[rng.randrange(7)]}, {MONTHS[m - 1]} {d}, {y}", f"{d}/{m}/{y}",
+    )
+    return rng.choice(formats)
+
+
+def time_of_day(rng: random.Random) -> str:
+    h, m = rng.randint(0, 23), rng.randint(0, 59)
+    return rng.choice((f"{h:02d}:{m:02d}", f"{(h % 12) or 12}:{m:02d} {'AM' if h < 12 else 'PM'}",
+                       f"{h:02d}:{m:02d}:{rng.randint(0, 59):02d}"))
+
+
+def number(rng: random.Random, european: bool = False) -> str:
+    magnitude = rng.choice((10, 100, 1000, 10000, 1000000))
+    value = rng.random() * magnitude
+    text = f"{value:,.2f}"
+    if european:
+        text = text.replace(",", " ").replace(".", ",").replace(" ", ".")
+    return text
+
+
+def amount(rng: random.Random) -> str:
+    prefix, suffix = rng.choice(CURRENCIES)
+    european = suffix in (" €", " EUR") or (prefix == "€" and rng.random() < 0.5)
+    text = number(rng, european)
+    if rng.random() < 0.08:
+        text = f"({text})" if rng.random() < 0.5 else f"-{text}"
+    spacer = " " if prefix and rng.random() < 0.3 else ""
+    return f"{prefix}{spacer}{text}{suffix}"
+
+
+def quantity(rng: random.Random) -> str:
+    return rng.choice((str(rng.randint(1, 24)), str(rng.randint(1, 500)), f"{rng.uniform(0.1, 20):.2f}",
+                       f"{rng.randint(1, 12)} pcs", f"{rng.uniform(0.2, 5):.3f} kg"))
+
+
+def percent(rng: random.Random) -> str:
+    return rng.choice((f"{rng.uniform(0, 100):.1f}%", f"{rng.randint(0, 100)}%", f"{rng.uniform(-20, 20):+.2f}%",
+                       f"{rng.uniform(0, 30):.1f} %"))
+
+
+def identifier(rng: random.Random) -> str:
+    letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+    def chunk(n: int, alphabet: str) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    kinds = (
+        lambda: f"INV-{rng.randint(2015, 2030)}-{rng.randint(1, 99999):05d}",
+        lambda: f"#{rng.randint(1000, 999999)}",
+        lambda: f"{chunk(2, letters)}{rng.randint(100000, 9999999)}",
+        lambda: f"{chunk(3, letters)}-{chunk(4, '0123456789')}-{chunk(2, letters + '0123456789')}",
+        lambda: f"PO {rng.randint(10000, 99999)}",
+        lambda: f"{chunk(4, '0123456789')} {chunk(4, '0123456789')} {chunk(4, '0123456789')} {chunk(4, '0123456789')}",
+        lambda: f"DE{chunk(2, '0123456789')} {chunk(4, '0123456789')} {chunk(4, '0123456789')} {chunk(4, '0123456789')} {chunk(2, '0123456789')}",
+        lambda: f"ISBN 978-{rng.randint(0, 9)}-{rng.randint(100, 999)}-{rng.randint(10000, 99999)}-{rng.randint(0, 9)}",
+        lambda: f"{rng.randint(100, 999)}-{rng.randint(10, 99)}-{rng.randint(1000, 9999)}",
+        lambda: f"Ref. {chunk(2, letters)}/{rng.randint(1, 999)}/{rng.randint(10, 30)}",
+    )
+    return rng.choice(kinds)()
+
+
+def phone(rng: random.Random) -> str:
+    return rng.choice((f"({rng.randint(200, 999)}) {rng.randint(200, 999)}-{rng.randint(0, 9999):04d}",
+                       f"+1 {rng.randint(200, 999)} {rng.randint(200, 999)} {rng.randint(0, 9999):04d}",
+                       f"+44 20 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+                       f"+49 (0)30 {rng.randint(100000, 9999999)}",
+                       f"{rng.randint(200, 999)}.{rng.randint(200, 999)}.{rng.randint(0, 9999):04d}"))
+
+
+def email(rng: random.Random) -> str:
+    user = rng.choice((rng.choice(FIRST_NAMES).lower(), f"{rng.choice(FIRST_NAMES)[0]}.{rng.choice(LAST_NAMES)}".lower(),
+                       rng.choice(("info", "billing", "support", "sales", "office"))))
+    domain = rng.choice(COMPANY_WORDS).lower() + rng.choice((".com", ".org", ".net", ".de", ".co.uk", ".io"))
+    return _ascii(f"{user}@{domain}")
+
+
+def url(rng: random.Random) -> str:
+    return _ascii(rng.choice(("https://", "http://", "www.", "")) + rng.choice(COMPANY_WORDS).lower()
+                  + rng.choice((".com", ".org", ".net")) + rng.choice(("", "/", "/contact", "/terms", "/invoice?id=42")))
+
+
+def _ascii(text: str) -> str:
+    return text.translate(str.maketrans("üöäéèëçøß", "uoaeeecos"))
+
+
+def field(rng: random.Random) -> str:
+    """A form field with its value, e.g. 'Invoice No.: INV-2021-00042'."""
+    label = rng.choice(FIELD_LABELS)
+    value = rng.choice((identifier, date, amount, person, phone, email, quantity))(rng)
+    return f"{label}{rng.choice((':', ':', '', ' #', ' -'))} {value}"
+
+
+def value(rng: random.Random) -> str:
+    """A lone value as it appears in a table cell or a form box."""
+    return rng.choice((amount, date, identifier, quantity, percent, time_of_day, phone))(rng)
+
+
+def short_crop(rng: random.Random) -> str:
+    """Tiny regions: labels, a number, a cell, a letter; the model must not invent text around them."""
+    kinds = (
+        lambda: rng.choice(SHORT_CROPS),
+        lambda: str(rng.randint(0, 999)),
+        lambda: f"{rng.randint(1, 99)} {rng.choice('ABCDEFGH')}",
+        lambda: rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        lambda: value(rng),
+        lambda: rng.choice(corpus.dictionary_words()),
+        lambda: f"{rng.randint(1, 40)}.",
+        lambda: f"Page {rng.randint(1, 30)}" + (f" of {rng.randint(30, 60)}" if rng.random() < 0.5 else ""),
+        lambda: rng.choice(FIELD_LABELS) + ":",
+    )
+    return rng.choice(kinds)()
+
+
+def invoice_line(rng: random.Random) -> list[str]:
+    """Columns of one invoice row: description, quantity, unit price, amount (some omitted)."""
+    qty = rng.randint(1, 12)
+    unit = rng.uniform(0.5, 400)
+    cols = [rng.choice(PRODUCTS)]
+    if rng.random() < 0.7:
+        cols.append(str(qty))
+    if rng.random() < 0.6:
+        cols.append(f"{unit:,.2f}")
+    cols.append(f"{qty * unit:,.2f}")
+    return cols
+
+
+def receipt_line(rng: random.Random) -> list[str]:
+    item = rng.choice(RECEIPT_ITEMS)
+    price = f"{rng.uniform(0.3, 60):.2f}"
+    if rng.random() < 0.3:
+        return [f"{rng.randint(2, 6)} @ {rng.uniform(0.3, 9):.2f}", price]
+    return [item, price + rng.choice(("", "", " A", " F", " T"))]
+
+
+def heading(rng: random.Random) -> str:
+    words = rng.choice(HEADING_WORDS)
+    if rng.random() < 0.5:
+        words += " " + rng.choice(("of", "and", "for")) + " " + rng.choice(HEADING_WORDS)
+    style = rng.random()
+    if style < 0.3:
+        return f"{rng.randint(1, 12)}. {words}"
+    if style < 0.5:
+        return f"{rng.randint(1, 9)}.{rng.randint(1, 9)} {words}"
+    if style < 0.65:
+        roman = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")[rng.randrange(10)]
+        return f"{rng.choice(('ARTICLE', 'Section', 'SECTION', 'Part', 'Chapter'))} {roman} — {words.upper() if rng.random() < 0.5 else words}"
+    if style < 0.8:
+        return words.upper()
+    return words
+
+
+def list_marker(rng: random.Random, index: int) -> str:
+    letters = "abcdefghijklmnop"
+    romans = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+    style = rng.choice(("•", "-", "–", "*", "·", "1.", "1)", "(a)", "a)", "(i)"))
+    if style == "1.":
+        return f"{index + 1}."
+    if style == "1)":
+        return f"{index + 1})"
+    if style == "(a)":
+        return f"({letters[index % 16]})"
+    if style == "a)":
+        return f"{letters[index % 16]})"
+    if style == "(i)":
+        return f"({romans[index % 10]})"
+    return style
+
+
+def address_block(rng: random.Random) -> list[str]:
+    lines = [rng.choice((person, company))(rng), street(rng), city_line(rng)]
+    if rng.random() < 0.4:
+        lines.append(rng.choice((phone, email))(rng))
+    return lines

@@ -1,0 +1,156 @@
+"""Setting lines of text into an ink-coverage canvas, recording a tight box for every word and character.
+
+Coverage (0 = paper, 255 = full ink) keeps the layout independent of paper and ink tones, which the scan
+simulation picks later. Boxes come from the font's glyph outlines, so they hug the ink.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from .fonts import Face, load
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass
+class Ink:
+    coverage: np.ndarray  # uint8 HxW
+    words: list[tuple[str, Box]] = field(default_factory=list)
+    chars: list[tuple[str, Box]] = field(default_factory=list)
+
+    def shifted(self, dx: int, dy: int) -> tuple[list, list]:
+        return _shift(self.words, dx, dy), _shift(self.chars, dx, dy)
+
+
+def _shift(items: list, dx: int, dy: int) -> list:
+    return [(t, (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)) for t, b in items]
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    face: Face
+    size: int  # em size in pixels
+    tracking: float = 0.0  # extra pixels between letters
+    leading: float = 1.15  # line pitch as a multiple of the font's ascent + descent
+    align: str = "left"  # 'left' | 'center' | 'right' | 'justify'
+    word_space: float = 1.0  # multiple of the font's space width
+
+
+class Setter:
+    """Measures and draws words of one style."""
+
+    def __init__(self, style: TextStyle):
+        self.style = style
+        self.font = load(style.face.path, style.size)
+        self.ascent, self.descent = self.font.getmetrics()
+        self.space = self.font.getlength(" ") * style.word_space + style.tracking
+        self.pitch = max(1, round((self.ascent + self.descent) * style.leading))
+
+    def width(self, word: str) -> float:
+        return self.font.getlength(word) + self.style.tracking * max(0, len(word) - 1)
+
+    def segment_width(self, segment: str) -> float:
+        words = segment.split()
+        return sum(self.width(w) for w in words) + self.space * max(0, len(words) - 1)
+
+    def draw_word(self, draw: ImageDraw.ImageDraw, x: float, baseline: float, word: str,
+                  words: list, chars: list) -> None:
+        font, tracking = self.font, self.style.tracking
+        if tracking:
+            for i, ch in enumerate(word):
+                draw.text((x + self.font.getlength(word[:i]) + tracking * i, baseline), ch, font=font, fill=255,
+                          anchor="ls")
+        else:
+            draw.text((x, baseline), word, font=font, fill=255, anchor="ls")
+        boxes = []
+        for i, ch in enumerate(word):
+            left = x + font.getlength(word[:i]) + tracking * i
+            if not tracking and i:
+                # Place the glyph where the kerned run puts it: after the prefix including its kern pair.
+                left = x + font.getlength(word[:i + 1]) - font.getlength(ch)
+            l, t, r, b = font.getbbox(ch, anchor="ls")
+            if r > l and b > t:
+                box = (int(np.floor(left + l)), int(np.floor(baseline + t)), int(np.ceil(left + r)),
+                       int(np.ceil(baseline + b)))
+                boxes.append(box)
+                chars.append((ch, box))
+        if boxes:
+            words.append((word, (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                 max(b[2] for b in boxes), max(b[3] for b in boxes))))
+
+
+def typeset(lines: list[list[str]], style: TextStyle, width: float | None = None, pad: int | None = None,
+            indents: list[float] | None = None) -> Ink:
+    """Draw `lines` (each a list of segments) one under another.
+
+    A line with one segment follows `style.align`; a line with several segments spreads them over columns:
+    the first flush left, the others flush right at column stops shared by all lines, as in invoices.
+    Justified lines stretch their word gaps to `width`, except the last line. `indents` shifts single-segment
+    lines right (hanging list items).
+    """
+    setter = Setter(style)
+    naturals = [[setter.segment_width(s) for s in line] for line in lines]
+    multi = [w[1:] for w in naturals if len(w) > 1]
+    column = max((max(w) for w in multi), default=0) + 2.5 * setter.space
+    needed = max((w[0] + column * (len(w) - 1) + (indents[i] if indents else 0) for i, w in enumerate(naturals)),
+                 default=1)
+    width = max(width or 0, needed)
+    pad = setter.style.size if pad is None else pad
+    height = setter.ascent + setter.descent + setter.pitch * max(0, len(lines) - 1)
+    canvas = Image.new("L", (int(np.ceil(width)) + 2 * pad, int(height) + 2 * pad), 0)
+    draw = ImageDraw.Draw(canvas)
+    words: list = []
+    chars: list = []
+    for n, (line, line_widths) in enumerate(zip(lines, naturals)):
+        baseline = pad + setter.ascent + n * setter.pitch
+        if len(line) > 1:
+            starts = [pad] + [pad + width - column * (len(line) - 1 - j) - line_widths[j] for j in range(1, len(line))]
+            for segment, x in zip(line, starts):
+                _draw_segment(setter, draw, segment, x, baseline, setter.space, words, chars)
+            continue
+        indent = indents[n] if indents else 0.0
+        room = width - indent - (line_widths[0] if line_widths else 0)
+        gap = setter.space
+        x = pad + indent
+        tokens = line[0].split() if line else []
+        if style.align == "justify" and n < len(lines) - 1 and len(tokens) > 1:
+            gap += room / (len(tokens) - 1)
+        elif style.align == "center":
+            x += room / 2
+        elif style.align == "right":
+            x += room
+        _draw_segment(setter, draw, line[0] if line else "", x, baseline, gap, words, chars)
+    return Ink(np.asarray(canvas), words, chars)
+
+
+def _draw_segment(setter: Setter, draw: ImageDraw.ImageDraw, segment: str, x: float, baseline: float,
+                  gap: float, words: list, chars: list) -> None:
+    for word in segment.split():
+        setter.draw_word(draw, x, baseline, word, words, chars)
+        x += setter.width(word) + gap
+
+
+def wrap(words: list[str], setter: Setter, width: float) -> list[str]:
+    """Greedy line breaking by measured width."""
+    lines: list[str] = []
+    current: list[str] = []
+    used = 0.0
+    for word in words:
+        w = setter.width(word)
+        if current and used + setter.space + w > width:
+            lines.append(" ".join(current))
+            current, used = [], 0.0
+        used += (setter.space if current else 0) + w
+        current.append(word)
+    if current:
+        lines.append(" ".join(current))
+    return lines
+
+
+def paste(dst: np.ndarray, src: np.ndarray, x: int, y: int) -> None:
+    """Overprint `src` coverage onto `dst` at (x, y); ink adds up like overlapping print, clipped."""
+    h, w = src.shape
+    region = dst[y:y + h, x:x + w]
+    np.maximum(region, src[:region.shape[0], :region.shape[1]], out=region)

@@ -1,0 +1,137 @@
+"""Train the Saccade OCR model on generated regions with the dual AR + diffusion objective.
+
+Resumable: re-running the same command continues from the newest checkpoint in --ckpt-dir. The learning
+rate follows wall-clock time (warm-up, then cosine to 10% at --minutes), so a run fits a time budget.
+
+    /usr/bin/python3 train.py --name tiny-v1 --minutes 70
+"""
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import time
+
+import torch
+from torch.utils.data import DataLoader
+
+from saccade.config import default_config
+from saccade.data import RegionStream
+from saccade.loss import batch_loss
+from saccade.model import SaccadeOCR, count_parameters
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--name", required=True, help="run name: logs go to training/runs/<name>/")
+    p.add_argument("--minutes", type=float, default=70.0, help="wall-clock training budget")
+    p.add_argument("--ckpt-dir", default=None, help="checkpoints (default /tmp/saccade-train/<name>)")
+    p.add_argument("--ckpt-every", type=float, default=5.0, help="minutes between checkpoints")
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=int, default=150, help="warm-up steps")
+    p.add_argument("--token-budget", type=int, default=6144, help="padded tokens per batch")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--layers", type=int, default=4, help="decoder layers")
+    p.add_argument("--vision-layers", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def lr_at(args, step, elapsed_min):
+    warm = min(1.0, (step + 1) / args.warmup)
+    progress = min(1.0, elapsed_min / args.minutes)
+    return args.lr * warm * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def latest_checkpoint(ckpt_dir):
+    path = os.path.join(ckpt_dir, "last.pt")
+    return path if os.path.exists(path) else None
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    run_dir = os.path.join(HERE, "runs", args.name)
+    ckpt_dir = args.ckpt_dir or os.path.join("/tmp/saccade-train", args.name)
+    os.makedirs(run_dir, exist_ok=True)
+    os.makedirs(ckpt_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "command.txt"), "a") as f:
+        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
+                + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
+
+    config = default_config(num_layers=args.layers)
+    config["vision_config"]["num_layers"] = args.vision_layers
+    model = SaccadeOCR(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    step, elapsed, samples_seen = 0, 0.0, 0
+    resume = latest_checkpoint(ckpt_dir)
+    if resume:
+        state = torch.load(resume)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step, elapsed, samples_seen = state["step"], state["elapsed"], state["samples"]
+        print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
+    print(f"parameters: {count_parameters(model):,}", flush=True)
+
+    from saccade.synth import generate_region
+    # Seeds move on with the step count, so a resumed run sees fresh regions.
+    stream = RegionStream(generate_region, config, first_seed=args.seed * 10_000_000 + step * 64,
+                          token_budget=args.token_budget)
+    loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
+                        persistent_workers=False)
+    log = open(os.path.join(run_dir, "log.jsonl"), "a")
+    model.train()
+    t0 = time.time() - elapsed
+    last_ckpt = time.time()
+    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "n": 0, "samples": 0, "t": time.time()}
+
+    def save():
+        state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
+                 "elapsed": time.time() - t0, "samples": samples_seen, "config": config}
+        torch.save(state, os.path.join(ckpt_dir, "tmp.pt"))
+        os.replace(os.path.join(ckpt_dir, "tmp.pt"), os.path.join(ckpt_dir, "last.pt"))
+
+    for batch in loader:
+        elapsed_min = (time.time() - t0) / 60
+        if elapsed_min >= args.minutes:
+            break
+        lr = lr_at(args, step, elapsed_min)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        loss, ar, diff = batch_loss(model, batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        n = len(batch["patches"])
+        samples_seen += n
+        window["loss"] += loss.item()
+        window["ar"] += ar.item()
+        window["diff"] += diff.item()
+        window["n"] += 1
+        window["samples"] += n
+        if step % 20 == 0:
+            now = time.time()
+            rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
+                   "loss": window["loss"] / window["n"], "ar_loss": window["ar"] / window["n"],
+                   "diff_loss": window["diff"] / window["n"], "lr": lr,
+                   "samples_per_s": window["samples"] / (now - window["t"])}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            print(json.dumps(rec), flush=True)
+            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "n": 0, "samples": 0, "t": now}
+        if time.time() - last_ckpt > args.ckpt_every * 60:
+            save()
+            last_ckpt = time.time()
+    save()
+    print(f"done: step {step}, {samples_seen} samples, checkpoint {ckpt_dir}/last.pt", flush=True)
+
+
+if __name__ == "__main__":
+    main()
