@@ -8,6 +8,8 @@ const nodeEntries = {
   'electron-main': resolve(__dirname, 'main/electron/electron-main.ts'),
   server: resolve(__dirname, 'main/node/server.ts'),
   'engine-host': resolve(__dirname, 'main/node/engine-host.ts'),
+  cli: resolve(__dirname, 'main/node/cli.ts'),
+  eval: resolve(__dirname, 'main/node/eval.ts'),
 };
 
 export default defineConfig({

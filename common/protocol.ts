@@ -45,17 +45,19 @@ export interface SampleInfo {
 
 /** Request name -> [params, result]. */
 export interface RequestMap {
-  hello: [Record<string, never>, { engine: EngineInfo; model: ModelInfo }];
+  /** `vocab` (token id -> text, '' for special tokens) lets the UI show drafted tokens that were never committed. */
+  hello: [Record<string, never>, { engine: EngineInfo; model: ModelInfo; vocab?: string[] }];
   listSamples: [Record<string, never>, SampleInfo[]];
   openSample: [{ name: string }, { doc: DocumentInfo; bytes: string }];
   openDocument: [{ name: string; bytes: string }, { doc: DocumentInfo }];
   decode: [{ docId: string; pages: number[] | null; options: DecodeOptions }, DecodeResult];
   cancel: [Record<string, never>, { cancelled: boolean }];
+  closeDocument: [{ docId: string }, { closed: boolean }];
 }
 
 export type RequestName = keyof RequestMap;
 export const REQUEST_NAMES: readonly RequestName[] = [
-  'hello', 'listSamples', 'openSample', 'openDocument', 'decode', 'cancel',
+  'hello', 'listSamples', 'openSample', 'openDocument', 'decode', 'cancel', 'closeDocument',
 ];
 
 export interface PageLayoutEvent {
@@ -127,6 +129,9 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
         return { ok: false, reason: 'openDocument needs name and base64 bytes' };
       }
       break;
+    case 'closeDocument':
+      if (typeof p.docId !== 'string') return { ok: false, reason: 'closeDocument.docId must be a string' };
+      break;
     case 'decode':
       if (typeof p.docId !== 'string') return { ok: false, reason: 'decode.docId must be a string' };
       if (p.pages !== null && !(Array.isArray(p.pages) && p.pages.every((n) => Number.isInteger(n)))) {
@@ -140,4 +145,64 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
       break;
   }
   return { ok: true, value: msg as unknown as RequestMessage };
+}
+
+const EVENT_TYPES = new Set(['region_start', 'round', 'token', 'region_end', 'page_layout', 'progress', 'engine_crashed']);
+
+/** Checks the fields the UI relies on for one event; returns a reason when it is malformed. */
+export function checkSessionEvent(e: unknown): string | null {
+  if (!isObject(e) || typeof e.type !== 'string' || !EVENT_TYPES.has(e.type)) {
+    return `unknown event ${JSON.stringify(isObject(e) ? e.type : e)}`;
+  }
+  const num = (k: string) => typeof e[k] === 'number' && Number.isFinite(e[k]);
+  const str = (k: string) => typeof e[k] === 'string';
+  switch (e.type) {
+    case 'region_start':
+      if (!str('regionId') || !isObject(e.grid) || typeof e.grid.rows !== 'number' || typeof e.grid.cols !== 'number') {
+        return 'region_start needs regionId and grid';
+      }
+      return null;
+    case 'round':
+      if (!str('regionId') || !num('round') || !num('blockSize') || !num('forwards')
+        || !Array.isArray(e.draft) || !Array.isArray(e.verify) || !Array.isArray(e.committed)) {
+        return 'round needs regionId, round, blockSize, forwards, draft, verify and committed';
+      }
+      return null;
+    case 'token':
+      if (!str('regionId') || !num('index') || !num('id') || !str('text') || !num('round') || !str('source')) {
+        return 'token needs regionId, index, id, text, round and source';
+      }
+      if (e.fixation !== null && !(isObject(e.fixation) && Array.isArray(e.fixation.indices)
+        && Array.isArray(e.fixation.weights) && e.fixation.indices.length === e.fixation.weights.length)) {
+        return 'token.fixation must be null or matching indices and weights';
+      }
+      return null;
+    case 'region_end':
+      return str('regionId') && str('text') && isObject(e.stats) ? null : 'region_end needs regionId, text and stats';
+    case 'page_layout':
+      return str('docId') && num('page') && Array.isArray(e.regions) && e.regions.every((r) => isObject(r) && typeof r.id === 'string' && isObject(r.box))
+        ? null : 'page_layout needs docId, page and regions with id and box';
+    case 'progress':
+      return str('docId') && num('regionsDone') && num('regionsTotal') ? null : 'progress needs docId, regionsDone and regionsTotal';
+    default:
+      return str('reason') ? null : 'engine_crashed needs a reason';
+  }
+}
+
+/** Validates a message from the engine session before the UI acts on it. Malformed events are dropped. */
+export function checkServerMessage(msg: unknown): { ok: true; value: ServerMessage; dropped: string[] } | { ok: false; reason: string } {
+  if (!isObject(msg)) return { ok: false, reason: 'message is not an object' };
+  if (msg.kind === 'response') {
+    if (typeof msg.id !== 'number' || typeof msg.ok !== 'boolean') return { ok: false, reason: 'response needs id and ok' };
+    if (!msg.ok && typeof msg.error !== 'string') return { ok: false, reason: 'a failed response needs an error' };
+    return { ok: true, value: msg as unknown as ResponseMessage, dropped: [] };
+  }
+  if (msg.kind !== 'events' || !Array.isArray(msg.events)) return { ok: false, reason: 'kind must be "response" or "events"' };
+  const dropped: string[] = [];
+  const events = msg.events.filter((e) => {
+    const reason = checkSessionEvent(e);
+    if (reason) dropped.push(reason);
+    return reason === null;
+  }) as SessionEvent[];
+  return { ok: true, value: { kind: 'events', events }, dropped };
 }

@@ -32,11 +32,12 @@ def parse_args(argv=None):
     p.add_argument("--ckpt-every", type=float, default=5.0, help="minutes between checkpoints")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--warmup", type=int, default=150, help="warm-up steps")
-    p.add_argument("--token-budget", type=int, default=6144, help="padded tokens per batch")
+    p.add_argument("--token-budget", type=int, default=4096, help="padded tokens per batch")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--layers", type=int, default=4, help="decoder layers")
     p.add_argument("--vision-layers", type=int, default=3)
+    p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
 
@@ -64,7 +65,7 @@ def main(argv=None):
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
                 + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
 
-    config = default_config(num_layers=args.layers)
+    config = default_config(num_layers=args.layers, intermediate_size=args.intermediate)
     config["vision_config"]["num_layers"] = args.vision_layers
     model = SaccadeOCR(config)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
@@ -116,7 +117,7 @@ def main(argv=None):
         window["diff"] += diff.item()
         window["n"] += 1
         window["samples"] += n
-        if step % 20 == 0:
+        if step % 10 == 0:
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
                    "loss": window["loss"] / window["n"], "ar_loss": window["ar"] / window["n"],

@@ -2,6 +2,7 @@
 // ports handed over by Electron main (one per window), or the Node IPC channel of a child process.
 import { checkRequest, type ServerMessage } from '../../common/protocol';
 import { EngineSession } from './engine-session';
+import * as pipeline from './pipeline';
 
 interface Channel {
   send(message: ServerMessage): void;
@@ -20,7 +21,7 @@ interface ParentPort {
 const channels = new Set<Channel>();
 const session = new EngineSession((events) => {
   for (const c of channels) c.send({ kind: 'events', events });
-});
+}, pipeline);
 
 async function serve(channel: Channel, raw: unknown): Promise<void> {
   const checked = checkRequest(raw);

@@ -37,7 +37,7 @@ class RegionStream(IterableDataset):
     each other; a pool of samples is sorted by length and cut into batches of at most `token_budget`
     padded tokens, which keeps padding low when short text lines and long tables mix."""
 
-    def __init__(self, generate, config, first_seed, token_budget=6144, max_batch=48, pool=64,
+    def __init__(self, generate, config, first_seed, token_budget=4096, max_batch=48, pool=64,
                  max_target_tokens=480):
         self.generate, self.config, self.first_seed = generate, config, first_seed
         self.token_budget, self.max_batch, self.pool = token_budget, max_batch, pool

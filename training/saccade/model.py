@@ -49,6 +49,11 @@ def mrope_angles(pos3, head_dim, theta, section):
     return pos * freq
 
 
+def attention_bias(mask, dtype):
+    """Boolean mask (True = may attend) -> additive bias, built once per forward for all layers."""
+    return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, float("-inf"))
+
+
 class SwiGLU(nn.Module):
     def __init__(self, dim, hidden):
         super().__init__()
@@ -152,22 +157,22 @@ class DecoderAttention(nn.Module):
         self.v_proj = nn.Linear(D, self.hkv * d, bias=False)
         self.o_proj = nn.Linear(self.hq * d, D, bias=False)
 
-    def forward(self, x, cos, sin, mask, past=None):
-        # x [B, T, D]; cos/sin [B, T, d/2]; mask [B, T, S] True = may attend, S = past + T.
+    def forward(self, x, cos, sin, bias, past=None):
+        # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T.
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.hq, self.d).transpose(1, 2)
         k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
         v = self.v_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
         cos, sin = cos[:, None], sin[:, None]
-        q, k = rotate_half(q, cos, sin), rotate_half(k, cos, sin)
+        q, k = rotate_half(q, cos, sin) / math.sqrt(self.d), rotate_half(k, cos, sin)
         new_kv = (k, v)
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
+        # Query head j uses kv head j // group: stack each kv head's queries instead of copying k and v.
         group = self.hq // self.hkv
-        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(self.d)
-        scores = scores.masked_fill(~mask[:, None], float("-inf"))
-        out = scores.softmax(-1) @ v
+        q = q.reshape(B, self.hkv, group * T, self.d)
+        scores = (q @ k.transpose(-1, -2)).view(B, self.hkv, group, T, -1) + bias[:, None, None]
+        out = (scores.softmax(-1).view(B, self.hkv, group * T, -1) @ v).view(B, self.hq, T, self.d)
         return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv
 
 
@@ -179,8 +184,8 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.mlp = SwiGLU(cfg["hidden_size"], cfg["intermediate_size"])
 
-    def forward(self, x, cos, sin, mask, past=None):
-        h, new_kv = self.self_attn(self.input_layernorm(x), cos, sin, mask, past)
+    def forward(self, x, cos, sin, bias, past=None):
+        h, new_kv = self.self_attn(self.input_layernorm(x), cos, sin, bias, past)
         x = x + h
         return x + self.mlp(self.post_attention_layernorm(x)), new_kv
 
@@ -237,8 +242,9 @@ class SaccadeOCR(nn.Module):
         """Whole sequences: input_ids [B, T], pos3 [B, T, 3], mask [B, T, T] bool -> logits [B, T, V]."""
         x = self.embed(input_ids, image_embeds)
         cos, sin = self._rope(pos3)
+        bias = attention_bias(mask, x.dtype)
         for layer in self.model.layers:
-            x, _ = layer(x, cos, sin, mask)
+            x, _ = layer(x, cos, sin, bias)
         return self.lm_head(self.model.norm(x))
 
     def extend(self, x, pos3, mask, cache):
@@ -248,9 +254,10 @@ class SaccadeOCR(nn.Module):
         (k, v); the caller decides how many of them to commit to the cache.
         """
         cos, sin = self._rope(pos3)
+        bias = attention_bias(mask, x.dtype)
         new = []
         for i, layer in enumerate(self.model.layers):
-            x, kv = layer(x, cos, sin, mask, None if cache is None else cache[i])
+            x, kv = layer(x, cos, sin, bias, None if cache is None else cache[i])
             new.append(kv)
         return self.lm_head(self.model.norm(x)), new
 

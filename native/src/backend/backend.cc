@@ -1,6 +1,12 @@
 #include "backend/backend.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "backend/cpu/cpu_backend.h"
+#ifdef SACCADE_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#endif
 #include "util/error.h"
 
 namespace saccade {
@@ -32,11 +38,29 @@ Weight Backend::upload_weight(const std::vector<float>& host, int rows, int cols
   return w;
 }
 
-std::vector<std::string> compiled_backends() { return {"cpu"}; }
+std::vector<std::string> compiled_backends() {
+#ifdef SACCADE_HAVE_CUDA
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
 
 std::unique_ptr<Backend> create_backend(const BackendOptions& opts) {
-  if (opts.name.empty() || opts.name == "cpu") return make_cpu_backend(opts.threads);
-  throw EngineError("backend '" + opts.name + "' is not compiled in (available: cpu)");
+  const char* env = std::getenv("SACCADE_BACKEND");  // cpu | cuda: overrides the caller's choice
+  const std::string name = env && *env ? env : opts.name;
+  if (name.empty() || name == "cpu") return make_cpu_backend(opts.threads);
+#ifdef SACCADE_HAVE_CUDA
+  if (name == "cuda") {
+    std::string why;
+    if (std::unique_ptr<Backend> b = make_cuda_backend(&why)) return b;
+    std::fprintf(stderr, "saccade: no CUDA device (%s); using the CPU backend\n", why.c_str());
+    return make_cpu_backend(opts.threads);
+  }
+#endif
+  std::string available;
+  for (const std::string& b : compiled_backends()) available += (available.empty() ? "" : ", ") + b;
+  throw EngineError("backend '" + name + "' is not compiled in (available: " + available + ")");
 }
 
 }  // namespace saccade

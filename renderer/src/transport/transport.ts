@@ -1,9 +1,29 @@
-// The renderer's one way to reach the engine session. Two carriers implement it: Electron's preload bridge
-// and a WebSocket to the local server; the UI never knows which one it has.
+// The renderer's one way to reach the engine session and the host around it. Two carriers implement it:
+// Electron's preload bridge and a WebSocket to the local server; the UI never knows which one it has.
 import type { RequestMap, RequestName, SessionEvent } from '../../../common/protocol';
 
 export interface Transport {
   readonly kind: 'electron' | 'websocket';
   request<N extends RequestName>(name: N, params: RequestMap[N][0]): Promise<RequestMap[N][1]>;
   onEvents(listener: (events: SessionEvent[]) => void): () => void;
+  /** Native menus, dialogs and files; present only inside Electron. */
+  readonly shell?: HostShell;
+}
+
+/** Menu commands main sends to the focused window. */
+export type ShellCommand = 'open' | 'export' | 'close' | 'decode' | 'cancel' | 'toggle-theme'
+  | 'toggle-boxes' | 'toggle-heatmap' | 'toggle-tokens' | 'zoom-in' | 'zoom-out' | 'zoom-fit';
+
+export const SHELL_COMMANDS: readonly ShellCommand[] = ['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme',
+  'toggle-boxes', 'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit'];
+
+export interface HostShell {
+  /** Shows the native save dialog and writes the file; false when the user cancelled. */
+  saveMarkdown(suggestedName: string, text: string): Promise<boolean>;
+  /** Shows the native open dialog; the chosen file arrives through onOpenFile. */
+  showOpenDialog(): void;
+  onCommand(listener: (command: ShellCommand) => void): () => void;
+  onOpenFile(listener: (file: { name: string; bytes: Uint8Array }) => void): () => void;
+  /** Tells main which document this window shows (window title, Open Recent, one window per document). */
+  documentChanged(name: string | null): void;
 }

@@ -1,4 +1,4 @@
-import type { RequestMap, RequestName, ServerMessage, SessionEvent } from '../../../common/protocol';
+import { checkServerMessage, type RequestMap, type RequestName, type ServerMessage, type SessionEvent } from '../../../common/protocol';
 import type { Transport } from './transport';
 
 export class WebSocketTransport implements Transport {
@@ -14,10 +14,22 @@ export class WebSocketTransport implements Transport {
       socket.addEventListener('open', () => resolve(socket));
       socket.addEventListener('error', () => reject(new Error(`cannot reach the engine at ${url}`)));
     });
-    socket.addEventListener('message', (e) => this.receive(JSON.parse(String(e.data)) as ServerMessage));
+    socket.addEventListener('message', (e) => {
+      let parsed: unknown = null;
+      try { parsed = JSON.parse(String(e.data)); } catch { /* reported below as malformed */ }
+      const checked = checkServerMessage(parsed);
+      if (!checked.ok) {
+        console.error(`saccade: ignored a malformed message from the engine: ${checked.reason}`);
+        return;
+      }
+      for (const reason of checked.dropped) console.error(`saccade: ignored a malformed event: ${reason}`);
+      this.receive(checked.value);
+    });
     socket.addEventListener('close', () => {
       for (const p of this.pending.values()) p.reject(new Error('the connection to the engine closed'));
       this.pending.clear();
+      const crashed: SessionEvent = { type: 'engine_crashed', reason: 'the connection to the engine server closed' };
+      for (const l of this.listeners) l([crashed]);
     });
   }
 

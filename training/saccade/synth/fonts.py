@@ -32,10 +32,10 @@ class Face:
     genre: str  # 'serif' | 'sans' | 'mono'
     bold: bool
     italic: bool
-    codepoints: frozenset
+    characters: frozenset  # every character the face has a glyph for, plus space and newline
 
     def covers(self, text: str) -> bool:
-        return all(ord(c) in self.codepoints for c in text if c != " " and c != "\n")
+        return self.characters.issuperset(text)
 
 
 def _genre(name: str) -> str:
@@ -66,7 +66,7 @@ def _read_face(path: str) -> Face | None:
         genre=_genre(name + " " + family.lower()),
         bold=any(p in name for p in ("bold", "demi", "-bd")),
         italic=any(p in name for p in ("italic", "oblique", "slant", "-it", "bdita")),
-        codepoints=codepoints,
+        characters=frozenset(chr(c) for c in codepoints) | {" ", "\n"},
     )
 
 

@@ -94,14 +94,18 @@ def city_line(rng: random.Random) -> str:
     return f"{city}, {state} {zip_code}"
 
 
-def date(rng: random.Random) -> str:
+DATE_STYLES = 10
+
+
+def date(rng: random.Random, style: int | None = None) -> str:
+    """A date in one of DATE_STYLES spellings (`style` fixes it, e.g. for a whole table column)."""
     y, m, d = rng.randint(1985, 2030), rng.randint(1, 12), rng.randint(1, 28)
     formats = (
         f"{m:02d}/{d:02d}/{y}", f"{d:02d}.{m:02d}.{y}", f"{y}-{m:02d}-{d:02d}", f"{MONTHS[m - 1]} {d}, {y}",
         f"{d} {MONTHS[m - 1]} {y}", f"{d}-{MONTHS[m - 1][:3]}-{y % 100:02d}", f"{MONTHS[m - 1][:3]}. {d}, {y}",
         f"{m}/{d}/{y % 100:02d}", f"{WEEKDAYS[rng.randrange(7)]}, {MONTHS[m - 1]} {d}, {y}", f"{d}/{m}/{y}",
     )
-    return rng.choice(formats)
+    return formats[rng.randrange(DATE_STYLES) if style is None else style]
 
 
 def time_of_day(rng: random.Random) -> str:
@@ -110,8 +114,8 @@ def time_of_day(rng: random.Random) -> str:
                        f"{h:02d}:{m:02d}:{rng.randint(0, 59):02d}"))
 
 
-def number(rng: random.Random, european: bool = False) -> str:
-    magnitude = rng.choice((10, 100, 1000, 10000, 1000000))
+def number(rng: random.Random, european: bool = False, magnitude: float | None = None) -> str:
+    magnitude = magnitude or rng.choice((10, 100, 1000, 10000, 1000000))
     value = rng.random() * magnitude
     text = f"{value:,.2f}"
     if european:
@@ -119,10 +123,11 @@ def number(rng: random.Random, european: bool = False) -> str:
     return text
 
 
-def amount(rng: random.Random) -> str:
-    prefix, suffix = rng.choice(CURRENCIES)
-    european = suffix in (" €", " EUR") or (prefix == "€" and rng.random() < 0.5)
-    text = number(rng, european)
+def amount(rng: random.Random, currency: tuple[str, str] | None = None, magnitude: float | None = None) -> str:
+    """Money; `currency` (prefix, suffix) and `magnitude` fix the style, e.g. for a table column."""
+    prefix, suffix = currency or rng.choice(CURRENCIES)
+    european = suffix in (" €", " EUR") or prefix == "€"
+    text = number(rng, european, magnitude)
     if rng.random() < 0.08:
         text = f"({text})" if rng.random() < 0.5 else f"-{text}"
     spacer = " " if prefix and rng.random() < 0.3 else ""
@@ -139,7 +144,7 @@ def percent(rng: random.Random) -> str:
                        f"{rng.uniform(0, 30):.1f} %"))
 
 
-def identifier(rng: random.Random) -> str:
+def identifier(rng: random.Random, style: int | None = None) -> str:
     letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 
     def chunk(n: int, alphabet: str) -> str:
@@ -157,7 +162,7 @@ def identifier(rng: random.Random) -> str:
         lambda: f"{rng.randint(100, 999)}-{rng.randint(10, 99)}-{rng.randint(1000, 9999)}",
         lambda: f"Ref. {chunk(2, letters)}/{rng.randint(1, 999)}/{rng.randint(10, 30)}",
     )
-    return rng.choice(kinds)()
+    return kinds[rng.randrange(len(kinds)) if style is None else style % len(kinds)]()
 
 
 def phone(rng: random.Random) -> str:
@@ -250,10 +255,17 @@ def heading(rng: random.Random) -> str:
     return words
 
 
-def list_marker(rng: random.Random, index: int) -> str:
+LIST_STYLES = ("•", "-", "–", "*", "·", "1.", "1)", "(a)", "a)", "(i)")
+
+
+def list_style(rng: random.Random) -> str:
+    """One marker style, kept for every item of a list."""
+    return rng.choice(LIST_STYLES)
+
+
+def list_marker(style: str, index: int) -> str:
     letters = "abcdefghijklmnop"
     romans = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
-    style = rng.choice(("•", "-", "–", "*", "·", "1.", "1)", "(a)", "a)", "(i)"))
     if style == "1.":
         return f"{index + 1}."
     if style == "1)":

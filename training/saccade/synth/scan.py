@@ -55,12 +55,16 @@ def pick_look(rng: random.Random) -> str:
 
 def transform_boxes(items: list, matrix: np.ndarray) -> list:
     """Boxes after an affine map: the axis-aligned box around the four moved corners."""
-    out = []
-    for text, (x0, y0, x1, y1) in items:
-        corners = np.array([[x0, y0, 1], [x1, y0, 1], [x0, y1, 1], [x1, y1, 1]], dtype=np.float64) @ matrix.T
-        out.append((text, (int(np.floor(corners[:, 0].min())), int(np.floor(corners[:, 1].min())),
-                           int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))))
-    return out
+    if not items:
+        return []
+    b = np.array([box for _, box in items], dtype=np.float64)
+    xs = np.stack([b[:, 0], b[:, 2], b[:, 0], b[:, 2]], axis=1)
+    ys = np.stack([b[:, 1], b[:, 1], b[:, 3], b[:, 3]], axis=1)
+    tx = matrix[0, 0] * xs + matrix[0, 1] * ys + matrix[0, 2]
+    ty = matrix[1, 0] * xs + matrix[1, 1] * ys + matrix[1, 2]
+    x0, y0 = np.floor(tx.min(axis=1)).astype(int), np.floor(ty.min(axis=1)).astype(int)
+    x1, y1 = np.ceil(tx.max(axis=1)).astype(int), np.ceil(ty.max(axis=1)).astype(int)
+    return [(text, (int(a), int(c), int(e), int(g))) for (text, _), a, c, e, g in zip(items, x0, y0, x1, y1)]
 
 
 def warp(coverage: np.ndarray, words: list, chars: list, rng: random.Random, max_skew: float = 1.0):

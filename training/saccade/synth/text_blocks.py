@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 
 from . import corpus, phrases
-from .fonts import covering_face
+from .fonts import Face, catalogue, covering_face, pick_face
 from .typeset import Ink, Setter, TextStyle, typeset, wrap
 
 
@@ -19,10 +19,12 @@ class TextLayout:
     genre: str | None = None
     bold: bool = False
     italic: bool = False
-    sizes: tuple[int, int] = (17, 44)  # em size in pixels
+    sizes: tuple[int, int] = (20, 48)  # em size in pixels: crops of 24-64 px per line
     align: str = "left"
     look: str | None = None  # forces a print look (receipts are thermal)
     list_marker: str | None = None  # hanging marker before wrapped prose
+    max_lines: int = 10  # a paragraph crop longer than this is cut after its tenth line
+    leading: float | None = None  # line pitch factor; drawn when not given
 
 
 def _prose_line(rng: random.Random) -> TextLayout:
@@ -32,7 +34,7 @@ def _prose_line(rng: random.Random) -> TextLayout:
 
 
 def _short(rng: random.Random) -> TextLayout:
-    return TextLayout(lines=[[phrases.short_crop(rng)]], bold=rng.random() < 0.25, sizes=(17, 48))
+    return TextLayout(lines=[[phrases.short_crop(rng)]], bold=rng.random() < 0.25, sizes=(20, 52))
 
 
 def _field(rng: random.Random) -> TextLayout:
@@ -54,18 +56,20 @@ def _heading(rng: random.Random) -> TextLayout:
 
 def _list_item(rng: random.Random) -> TextLayout:
     words = corpus.words_span(rng, rng.randint(2, 11))
-    return TextLayout(lines=[[phrases.list_marker(rng, rng.randrange(8)) + " " + " ".join(words)]])
+    marker = phrases.list_marker(phrases.list_style(rng), rng.randrange(8))
+    return TextLayout(lines=[[marker + " " + " ".join(words)]])
 
 
 def _paragraph(rng: random.Random) -> TextLayout:
     return TextLayout(prose=corpus.words_span(rng, rng.randint(12, 110)), sizes=(15, 30),
                       align=rng.choice(("left", "justify", "justify", "left", "center")),
-                      italic=rng.random() < 0.05)
+                      italic=rng.random() < 0.05, max_lines=rng.randint(2, 10))
 
 
 def _wrapped_list_item(rng: random.Random) -> TextLayout:
     return TextLayout(prose=corpus.words_span(rng, rng.randint(12, 45)), sizes=(15, 30),
-                      list_marker=phrases.list_marker(rng, rng.randrange(8)))
+                      list_marker=phrases.list_marker(phrases.list_style(rng), rng.randrange(8)),
+                      max_lines=rng.randint(2, 5))
 
 
 def _block(rng: random.Random) -> TextLayout:
@@ -77,7 +81,8 @@ def _block(rng: random.Random) -> TextLayout:
         return TextLayout(lines=rows, genre="mono", sizes=(15, 30), look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.8:
         return TextLayout(lines=[[phrases.field(rng)] for _ in range(rng.randint(2, 6))], sizes=(15, 32))
-    return TextLayout(lines=[[phrases.list_marker(rng, i) + " " + " ".join(corpus.words_span(rng, rng.randint(2, 9)))]
+    style = phrases.list_style(rng)
+    return TextLayout(lines=[[phrases.list_marker(style, i) + " " + " ".join(corpus.words_span(rng, rng.randint(2, 9)))]
                              for i in range(rng.randint(2, 6))], sizes=(15, 32))
 
 
@@ -92,37 +97,45 @@ def layout_text(rng: random.Random) -> TextLayout:
     return make(rng)
 
 
-def _style(rng: random.Random, layout: TextLayout, text: str, size: int) -> TextStyle:
-    face = covering_face(rng, text, layout.genre, layout.bold, layout.italic)
+def _style(rng: random.Random, layout: TextLayout, text: str, size: int, face: Face | None = None) -> TextStyle:
+    if face is None or not face.covers(text):
+        face = covering_face(rng, text, layout.genre, layout.bold, layout.italic)
+    elif layout.bold or layout.italic:
+        face = pick_face(rng, _family_of(face), text, layout.bold, layout.italic)
     tracking = 0.0
     if rng.random() < 0.12:
         tracking = size * rng.uniform(-0.03, 0.12)
-    return TextStyle(face=face, size=size, tracking=tracking, leading=rng.uniform(1.0, 1.45), align=layout.align,
+    leading = layout.leading or rng.uniform(1.0, 1.45)
+    return TextStyle(face=face, size=size, tracking=tracking, leading=leading, align=layout.align,
                      word_space=rng.uniform(0.85, 1.5))
 
 
-def render_text(rng: random.Random, layout: TextLayout, size: int | None = None,
-                width: float | None = None) -> tuple[Ink, str]:
-    """Ink and target of a text layout; `width` is the column width for prose (drawn when not given)."""
+def _family_of(face: Face) -> list[Face]:
+    return catalogue()[face.family]
+
+
+def render_text(rng: random.Random, layout: TextLayout, size: int | None = None, width: float | None = None,
+                face: Face | None = None) -> tuple[Ink, str]:
+    """Ink and target of a text layout; `width` is the column width for prose (drawn when not given), `face`
+    the page's body face (used when it has the glyphs)."""
     size = size or rng.randint(*layout.sizes)
     if layout.prose is not None:
         marker = layout.list_marker
         text = " ".join(layout.prose) + (marker or "")
-        style = _style(rng, layout, text, size)
+        style = _style(rng, layout, text, size, face)
         setter = Setter(style)
-        width = width or size * rng.uniform(14, 38)
+        if width is None:
+            per_char = setter.segment_width(text) / max(1, len(text))
+            width = per_char * rng.uniform(30, 95)
+        indent = setter.width(marker) + setter.space if marker else 0.0
+        lines = wrap(layout.prose, setter, width - indent)[:layout.max_lines]
         if marker:
-            indent = setter.width(marker) + setter.space
-            body = wrap(layout.prose, setter, width - indent)
-            lines = [marker + " " + body[0]] + body[1:]
-            ink = typeset([[ln] for ln in lines], style, width, indents=[0.0] + [indent] * (len(lines) - 1))
-        else:
-            lines = wrap(layout.prose, setter, width)
-            ink = typeset([[ln] for ln in lines], style, width)
+            lines[0] = marker + " " + lines[0]
+        ink = typeset([[ln] for ln in lines], style, width, indents=[0.0] + [indent] * (len(lines) - 1))
         return ink, "\n".join(lines)
     lines = layout.lines or [[""]]
     text = " ".join(" ".join(line) for line in lines)
-    style = _style(rng, layout, text, size)
+    style = _style(rng, layout, text, size, face)
     if len(lines) > 1 and any(len(line) > 1 for line in lines):
         width = max(Setter(style).segment_width(" ".join(line)) for line in lines) * rng.uniform(1.05, 1.5)
     ink = typeset(lines, style, width)

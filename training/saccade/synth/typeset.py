@@ -4,6 +4,7 @@ Coverage (0 = paper, 255 = full ink) keeps the layout independent of paper and i
 simulation picks later. Boxes come from the font's glyph outlines, so they hug the ink.
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,13 +20,7 @@ class Ink:
     coverage: np.ndarray  # uint8 HxW
     words: list[tuple[str, Box]] = field(default_factory=list)
     chars: list[tuple[str, Box]] = field(default_factory=list)
-
-    def shifted(self, dx: int, dy: int) -> tuple[list, list]:
-        return _shift(self.words, dx, dy), _shift(self.chars, dx, dy)
-
-
-def _shift(items: list, dx: int, dy: int) -> list:
-    return [(t, (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)) for t, b in items]
+    em: int = 0  # font size in pixels of text ink; 0 for tables and formulas
 
 
 @dataclass(frozen=True)
@@ -38,18 +33,64 @@ class TextStyle:
     word_space: float = 1.0  # multiple of the font's space width
 
 
+class Metrics:
+    """Advance widths, kerning and glyph boxes of one font at one size, measured once and kept: asking
+    FreeType for every prefix of every word was most of the generator's time."""
+
+    def __init__(self, path: str, size: int):
+        self.font = load(path, size)
+        self._advance: dict[str, float] = {}
+        self._kern: dict[str, float] = {}
+        self._bbox: dict[str, tuple[int, int, int, int]] = {}
+
+    def advance(self, ch: str) -> float:
+        value = self._advance.get(ch)
+        if value is None:
+            value = self._advance[ch] = self.font.getlength(ch)
+        return value
+
+    def kern(self, pair: str) -> float:
+        value = self._kern.get(pair)
+        if value is None:
+            value = self._kern[pair] = self.font.getlength(pair) - self.advance(pair[0]) - self.advance(pair[1])
+        return value
+
+    def bbox(self, ch: str) -> tuple[int, int, int, int]:
+        value = self._bbox.get(ch)
+        if value is None:
+            value = self._bbox[ch] = self.font.getbbox(ch, anchor="ls")
+        return value
+
+    def offsets(self, word: str, tracking: float) -> list[float]:
+        """Pen position of each character of `word` drawn as one run (kerning included)."""
+        pos, out = 0.0, []
+        for i, ch in enumerate(word):
+            if i:
+                pos += self.advance(word[i - 1]) + tracking + (0.0 if tracking else self.kern(word[i - 1:i + 1]))
+            out.append(pos)
+        return out
+
+
+@functools.lru_cache(maxsize=1024)
+def metrics(path: str, size: int) -> Metrics:
+    return Metrics(path, size)
+
+
 class Setter:
     """Measures and draws words of one style."""
 
     def __init__(self, style: TextStyle):
         self.style = style
-        self.font = load(style.face.path, style.size)
+        self.metrics = metrics(style.face.path, style.size)
+        self.font = self.metrics.font
         self.ascent, self.descent = self.font.getmetrics()
-        self.space = self.font.getlength(" ") * style.word_space + style.tracking
+        self.space = self.metrics.advance(" ") * style.word_space + style.tracking
         self.pitch = max(1, round((self.ascent + self.descent) * style.leading))
 
     def width(self, word: str) -> float:
-        return self.font.getlength(word) + self.style.tracking * max(0, len(word) - 1)
+        if not word:
+            return 0.0
+        return self.metrics.offsets(word, self.style.tracking)[-1] + self.metrics.advance(word[-1])
 
     def segment_width(self, segment: str) -> float:
         words = segment.split()
@@ -57,22 +98,17 @@ class Setter:
 
     def draw_word(self, draw: ImageDraw.ImageDraw, x: float, baseline: float, word: str,
                   words: list, chars: list) -> None:
-        font, tracking = self.font, self.style.tracking
-        if tracking:
-            for i, ch in enumerate(word):
-                draw.text((x + self.font.getlength(word[:i]) + tracking * i, baseline), ch, font=font, fill=255,
-                          anchor="ls")
+        offsets = self.metrics.offsets(word, self.style.tracking)
+        if self.style.tracking:
+            for ch, off in zip(word, offsets):
+                draw.text((x + off, baseline), ch, font=self.font, fill=255, anchor="ls")
         else:
-            draw.text((x, baseline), word, font=font, fill=255, anchor="ls")
+            draw.text((x, baseline), word, font=self.font, fill=255, anchor="ls")
         boxes = []
-        for i, ch in enumerate(word):
-            left = x + font.getlength(word[:i]) + tracking * i
-            if not tracking and i:
-                # Place the glyph where the kerned run puts it: after the prefix including its kern pair.
-                left = x + font.getlength(word[:i + 1]) - font.getlength(ch)
-            l, t, r, b = font.getbbox(ch, anchor="ls")
+        for ch, off in zip(word, offsets):
+            l, t, r, b = self.metrics.bbox(ch)
             if r > l and b > t:
-                box = (int(np.floor(left + l)), int(np.floor(baseline + t)), int(np.ceil(left + r)),
+                box = (int(np.floor(x + off + l)), int(np.floor(baseline + t)), int(np.ceil(x + off + r)),
                        int(np.ceil(baseline + b)))
                 boxes.append(box)
                 chars.append((ch, box))
@@ -122,7 +158,7 @@ def typeset(lines: list[list[str]], style: TextStyle, width: float | None = None
         elif style.align == "right":
             x += room
         _draw_segment(setter, draw, line[0] if line else "", x, baseline, gap, words, chars)
-    return Ink(np.asarray(canvas), words, chars)
+    return Ink(np.asarray(canvas), words, chars, em=style.size)
 
 
 def _draw_segment(setter: Setter, draw: ImageDraw.ImageDraw, segment: str, x: float, baseline: float,

@@ -1,0 +1,190 @@
+// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]`:
+// scans to Markdown from the command line. A file that cannot be read is reported on one line and the
+// batch goes on; the exit status says whether every file succeeded.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent } from '../../common/engine-types';
+import type { LayoutRegion, SessionEvent } from '../../common/protocol';
+import { defaultModelDir, loadAddon } from './native-addon';
+import { decodeDocument, openDocument } from './pipeline';
+import { ProgressBar } from './pipeline/progress-bar';
+
+interface CliArgs {
+  files: string[];
+  out: string | null;
+  options: DecodeOptions;
+  json: boolean;
+  modelDir: string;
+  threads: number | undefined;
+}
+
+const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
+                     [--model DIR] [--threads N]
+  PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
+  Without -o the Markdown goes to standard output.`;
+
+export function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = {
+    files: [], out: null, json: false, modelDir: defaultModelDir(), threads: undefined,
+    options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '-o' || a === '--out') args.out = value();
+    else if (a === '--mode') {
+      const m = value();
+      if (!['ar', 'spec', 'diffusion'].includes(m)) throw new Error(`--mode must be ar, spec or diffusion, not ${m}`);
+      args.options.mode = m as DecodeMode;
+    } else if (a === '--no-fixation') args.options.fixation.enabled = false;
+    else if (a === '--json') args.json = true;
+    else if (a === '--model') args.modelDir = value();
+    else if (a === '--threads') args.threads = Number(value());
+    else if (a === '-h' || a === '--help') throw new Error(USAGE);
+    else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
+    else args.files.push(a);
+  }
+  if (args.files.length === 0) throw new Error(USAGE);
+  return args;
+}
+
+/** Where each input's Markdown goes: the -o file for a single input, else <folder>/<stem>.md. */
+export function outputPaths(files: string[], out: string | null): Array<string | null> {
+  if (out === null) return files.map(() => null);
+  const isFolder = (() => {
+    try {
+      return statSync(out).isDirectory();
+    } catch {
+      return extname(out).toLowerCase() !== '.md';
+    }
+  })();
+  if (!isFolder) {
+    if (files.length > 1) throw new Error(`-o ${out} is a file, but ${files.length} inputs need a folder`);
+    return [out];
+  }
+  mkdirSync(out, { recursive: true });
+  const used = new Set<string>();
+  return files.map((f) => {
+    let stem = basename(f, extname(f));
+    for (let k = 2; used.has(stem); k++) stem = `${basename(f, extname(f))}-${k}`;
+    used.add(stem);
+    return join(out, `${stem}.md`);
+  });
+}
+
+/** The JSON result: region boxes and types per page, with the rounds and tokens the UI replays. */
+class JsonRecorder {
+  readonly pages = new Map<number, Array<LayoutRegion & { text?: string; stats?: unknown; rounds: unknown[]; tokens: unknown[] }>>();
+  private readonly byId = new Map<string, { rounds: unknown[]; tokens: unknown[]; text?: string; stats?: unknown }>();
+
+  record(events: SessionEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'page_layout') {
+        const regions = e.regions.map((r) => ({ ...r, rounds: [] as unknown[], tokens: [] as unknown[] }));
+        for (const r of regions) this.byId.set(r.id, r);
+        this.pages.set(e.page, regions);
+      } else if (e.type === 'round' || e.type === 'token' || e.type === 'region_end') {
+        const r = this.byId.get((e as EngineEvent).regionId);
+        if (!r) continue;
+        if (e.type === 'round') r.rounds.push(stripRegion(e));
+        else if (e.type === 'token') r.tokens.push(stripRegion(e));
+        else {
+          r.text = e.text;
+          r.stats = e.stats;
+        }
+      }
+    }
+  }
+
+  toJSON(): unknown {
+    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]).map(([page, regions]) => ({ page, regions }));
+  }
+}
+
+function stripRegion<T extends { type: string; regionId: string }>(e: T): Omit<T, 'type' | 'regionId'> {
+  const { type: _t, regionId: _r, ...rest } = e;
+  return rest;
+}
+
+async function main(): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const outputs = outputPaths(args.files, args.out);
+  const addon = loadAddon();
+  const model = await addon.loadModel(args.modelDir, args.threads ? { threads: args.threads } : {});
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    console.error('\ncancelling...');
+    controller.abort();
+  });
+  const started = Date.now();
+  let pages = 0;
+  let tokens = 0;
+  let forwards = 0;
+  let failed = 0;
+  const bar = new ProgressBar(process.stderr);
+  for (let i = 0; i < args.files.length && !controller.signal.aborted; i++) {
+    const file = args.files[i]!;
+    let doc;
+    try {
+      doc = await openDocument(basename(file), new Uint8Array(readFileSync(file)));
+    } catch (err) {
+      console.error(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
+      failed++;
+      continue;
+    }
+    const recorder = new JsonRecorder();
+    try {
+      bar.start(`${basename(file)} (${i + 1}/${args.files.length})`);
+      const result = await decodeDocument(doc, model, args.options, null, (events) => {
+        if (args.json) recorder.record(events);
+        for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
+      }, controller.signal);
+      bar.done();
+      pages += doc.info.pages.length;
+      for (const r of result.regions) {
+        tokens += r.stats.tokens;
+        forwards += r.stats.forwards;
+      }
+      const out = outputs[i];
+      if (out) writeFileSync(out, result.markdown);
+      else process.stdout.write(result.markdown);
+      if (args.json) {
+        const json = { document: doc.info, options: args.options, pages: recorder.toJSON(), regions: result.regions, cancelled: result.cancelled };
+        const path = out ? out.replace(/\.md$/i, '') + '.json' : `${basename(file, extname(file))}.json`;
+        writeFileSync(path, JSON.stringify(json));
+      }
+    } catch (err) {
+      bar.done();
+      console.error(`error: ${file}: ${(err as Error).message}`);
+      failed++;
+    } finally {
+      doc.close();
+    }
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const backend = addon.info().backend;
+  console.error(
+    `${pages} page(s) from ${args.files.length - failed}/${args.files.length} file(s) in ${seconds.toFixed(1)} s: `
+    + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens, `
+    + `${(tokens / Math.max(forwards, 1)).toFixed(2)} tokens per forward, mode ${args.options.mode}, backend ${backend}`,
+  );
+  model.close();
+  return failed > 0 ? 1 : 0;
+}
+
+if (require.main === module) {
+  main().then((code) => process.exit(code), (err) => {
+    console.error(`error: ${(err as Error).message}`);
+    process.exit(1);
+  });
+}

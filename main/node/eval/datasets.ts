@@ -1,0 +1,78 @@
+// The evaluation folders (the layout of real-dev: one subfolder per source, each with a MANIFEST.md that
+// describes its ground truth). Subfolders are recognised by name prefix; a missing one is simply skipped.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import type { Box } from '../../../common/protocol';
+
+export type DatasetName = 'scribe' | 'sroie' | 'pubtabnet' | 'im2latex' | 'omnidocbench';
+
+export interface EvalItem {
+  dataset: DatasetName;
+  name: string;
+  image: string;
+  /** Plain text (scribe, sroie), HTML (pubtabnet), normalised LaTeX (im2latex), or unused (omnidocbench). */
+  truth: string;
+  /** omnidocbench: reading-order ground truth, blocks in order. */
+  orderedBlocks?: Box[];
+}
+
+const IMAGE = /\.(png|jpe?g|tiff?)$/i;
+
+function subfolder(root: string, prefix: string): string | null {
+  const hit = readdirSync(root, { withFileTypes: true }).find((d) => d.isDirectory() && d.name.startsWith(prefix));
+  return hit ? join(root, hit.name) : null;
+}
+
+function pairs(imageDir: string, truthDir: string, truthExt: string): Array<{ stem: string; image: string; truth: string }> {
+  if (!existsSync(imageDir) || !existsSync(truthDir)) return [];
+  return readdirSync(imageDir)
+    .filter((f) => IMAGE.test(f))
+    .sort()
+    .map((f) => ({ stem: f.slice(0, -extname(f).length), image: join(imageDir, f) }))
+    .filter((p) => existsSync(join(truthDir, p.stem + truthExt)))
+    .map((p) => ({ ...p, truth: readFileSync(join(truthDir, p.stem + truthExt), 'utf8') }));
+}
+
+/** Blocks that are read, in ground-truth order: ignored and unordered ones (headers, page numbers) left out. */
+function omniOrder(json: string): Box[] {
+  const page = JSON.parse(json) as { layout_dets: Array<{ poly: number[]; order: number | null; ignore?: boolean; category_type: string }> };
+  return page.layout_dets
+    .filter((d) => d.order !== null && d.order !== undefined && !d.ignore && !['header', 'footer', 'page_number', 'abandon', 'figure'].includes(d.category_type))
+    .sort((a, b) => a.order! - b.order!)
+    .map((d) => {
+      const xs = d.poly.filter((_, i) => i % 2 === 0);
+      const ys = d.poly.filter((_, i) => i % 2 === 1);
+      return { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
+    });
+}
+
+export function loadDatasets(root: string): EvalItem[] {
+  const items: EvalItem[] = [];
+  const scribe = subfolder(root, 'scribe');
+  if (scribe) {
+    for (const p of pairs(join(scribe, 'images'), join(scribe, 'gt_txt'), '.txt')) items.push({ dataset: 'scribe', name: p.stem, image: p.image, truth: p.truth });
+  }
+  const sroie = subfolder(root, 'sroie');
+  if (sroie) {
+    for (const p of pairs(join(sroie, 'images'), join(sroie, 'gt_txt'), '.txt')) items.push({ dataset: 'sroie', name: p.stem, image: p.image, truth: p.truth });
+  }
+  const pubtabnet = subfolder(root, 'pubtabnet');
+  if (pubtabnet) {
+    for (const split of ['mini_val', 'examples']) {
+      for (const p of pairs(join(pubtabnet, 'images', split), join(pubtabnet, 'gt_html', split), '.html')) {
+        items.push({ dataset: 'pubtabnet', name: `${split}/${p.stem}`, image: p.image, truth: p.truth });
+      }
+    }
+  }
+  const im2latex = subfolder(root, 'im2latex');
+  if (im2latex) {
+    for (const p of pairs(join(im2latex, 'images'), join(im2latex, 'gt_latex'), '.tex')) items.push({ dataset: 'im2latex', name: p.stem, image: p.image, truth: p.truth.trim() });
+  }
+  const omni = subfolder(root, 'omnidocbench');
+  if (omni) {
+    for (const p of pairs(join(omni, 'images'), join(omni, 'gt_json'), '.json')) {
+      items.push({ dataset: 'omnidocbench', name: p.stem, image: p.image, truth: '', orderedBlocks: omniOrder(p.truth) });
+    }
+  }
+  return items;
+}

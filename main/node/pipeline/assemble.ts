@@ -1,0 +1,91 @@
+// Markdown from recognised regions in reading order: headings, paragraphs, lists, HTML tables, $$ formulas.
+// Headers and footers are recognised (they are in the JSON result) but left out of the body text.
+import type { BlockKind } from './layout';
+
+export interface RecognisedRegion {
+  kind: BlockKind;
+  /** One string per recognised crop: per line for text-like kinds, one for tables and formulas. */
+  lines: string[];
+}
+
+const LIST_MARKER = /^(?:[•·▪‣◦●○■□➢►*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
+const ORDERED_MARKER = /^\(?(\d{1,3})[.)]\s+/;
+
+/** Joins the lines of one block into running text, undoing end-of-line hyphenation. */
+export function joinLines(lines: string[]): string {
+  let out = '';
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (!out) out = line;
+    else if (/[A-Za-z]-$/.test(out) && /^[a-z]/.test(line)) out = out.slice(0, -1) + line;
+    else out += ' ' + line;
+  }
+  return out;
+}
+
+/** Splits a block's lines into list items when its lines start with bullets or numbers; null if it is prose. */
+function listItems(lines: string[]): string[][] | null {
+  const trimmed = lines.map((l) => l.trim()).filter(Boolean);
+  if (trimmed.length === 0 || !LIST_MARKER.test(trimmed[0]!)) return null;
+  const items: string[][] = [];
+  for (const l of trimmed) {
+    if (LIST_MARKER.test(l) || items.length === 0) items.push([l]);
+    else items[items.length - 1]!.push(l);
+  }
+  return items.length >= 2 || trimmed.length === 1 ? items : null;
+}
+
+function listMarkdown(items: string[][]): string {
+  return items
+    .map((item) => {
+      const text = joinLines(item);
+      const ordered = ORDERED_MARKER.exec(text);
+      return ordered ? `${ordered[1]}. ${text.slice(ordered[0].length)}` : `- ${text.replace(LIST_MARKER, '')}`;
+    })
+    .join('\n');
+}
+
+function tableMarkdown(text: string): string {
+  const t = text.trim();
+  return /<table[\s>]/i.test(t) ? t : `<table>${t}</table>`;
+}
+
+export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): string | null {
+  switch (region.kind) {
+    case 'header':
+    case 'footer':
+    case 'figure':
+      return null;
+    case 'table':
+      return tableMarkdown(region.lines.join(''));
+    case 'formula': {
+      const latex = region.lines.join(' ').trim().replace(/^\$+|\$+$/g, '').trim();
+      return latex ? `$$\n${latex}\n$$` : null;
+    }
+    case 'title': {
+      const text = joinLines(region.lines);
+      return text ? `${firstTitle ? '#' : '##'} ${text}` : null;
+    }
+    default: {
+      const items = listItems(region.lines);
+      if (items) return listMarkdown(items);
+      const text = joinLines(region.lines);
+      return text || null;
+    }
+  }
+}
+
+/** Markdown for whole pages: regions in reading order, one blank line between blocks. */
+export function assembleMarkdown(pages: RecognisedRegion[][]): string {
+  let titled = false;
+  const parts: string[] = [];
+  for (const regions of pages) {
+    for (const r of regions) {
+      const md = regionMarkdown(r, r.kind === 'title' && !titled);
+      if (r.kind === 'title' && md) titled = true;
+      if (md) parts.push(md);
+    }
+  }
+  return parts.length ? parts.join('\n\n') + '\n' : '';
+}

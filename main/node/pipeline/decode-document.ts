@@ -1,0 +1,91 @@
+// Decodes the pages of an opened document with the engine: one page rasterised at a time (the next page is
+// laid out while the engine reads the current one), all crops of a page handed to the engine in one call so
+// it can batch them, events streamed as they come, Markdown assembled at the end.
+import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
+import type { SessionEvent } from '../../../common/protocol';
+import type { NativeModel } from '../native-addon';
+import { assembleMarkdown, type RecognisedRegion } from './assemble';
+import { EventRelay, type FinishedRegion } from './event-relay';
+import { analysePage, type AnalysedPage } from './page-analysis';
+import type { PageSource } from './page-source';
+
+export interface DocumentHandle {
+  info: { docId: string; pages: Array<{ index: number }> };
+  source: PageSource;
+}
+
+export async function decodePages(
+  doc: DocumentHandle,
+  model: NativeModel,
+  options: DecodeOptions,
+  pages: number[] | null,
+  emit: (events: SessionEvent[]) => void,
+  signal: AbortSignal,
+): Promise<DecodeResult & { markdown: string }> {
+  const docId = doc.info.docId;
+  const wanted = pages ?? doc.info.pages.map((p) => p.index);
+  for (const p of wanted) {
+    if (!doc.info.pages.some((q) => q.index === p)) throw new Error(`page ${p + 1} does not exist (the document has ${doc.info.pages.length})`);
+  }
+  const started = Date.now();
+  let cropsDone = 0;
+  let cropsSeen = 0;
+  const results: DecodeResult['regions'] = [];
+  const recognised: RecognisedRegion[][] = [];
+  let cancelled = false;
+
+  const progress = (pagesLaidOut: number): void => {
+    // Pages not yet laid out are assumed to hold as many crops as the average page so far.
+    const perPage = cropsSeen / Math.max(1, pagesLaidOut);
+    const total = Math.max(cropsDone, Math.round(cropsSeen + perPage * (wanted.length - pagesLaidOut)));
+    const elapsedMs = Date.now() - started;
+    emit([{
+      type: 'progress', docId, regionsDone: cropsDone, regionsTotal: total, elapsedMs,
+      remainingMs: cropsDone > 0 ? Math.round((elapsedMs / cropsDone) * (total - cropsDone)) : null,
+    }]);
+  };
+
+  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page));
+  let next: Promise<AnalysedPage> | null = wanted.length ? layOut(wanted[0]!) : null;
+  for (let k = 0; k < wanted.length && next; k++) {
+    const analysed = await next;
+    // The raster of the page just analysed is garbage now; only its crops live on.
+    next = k + 1 < wanted.length && !signal.aborted ? layOut(wanted[k + 1]!) : null;
+    if (signal.aborted) {
+      cancelled = true;
+      break;
+    }
+    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions }]);
+    cropsSeen += analysed.crops.length;
+    progress(k + 1);
+
+    const finished = new Map<string, FinishedRegion>();
+    const relay = new EventRelay(analysed.crops, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
+      cropsDone++;
+      progress(k + 1);
+    });
+    if (analysed.crops.length > 0) {
+      const run = model.decode(analysed.crops.map((c) => c.input), options, (events) => relay.push(events));
+      const abort = () => run.cancel();
+      signal.addEventListener('abort', abort, { once: true });
+      try {
+        const result = await run.promise;
+        if (result.cancelled) cancelled = true;
+      } finally {
+        signal.removeEventListener('abort', abort);
+      }
+    }
+    const pageRegions: RecognisedRegion[] = [];
+    for (const region of analysed.regions) {
+      const block = analysed.blocks[analysed.regions.indexOf(region)]!;
+      const done = finished.get(region.id);
+      if (!done) continue;
+      results.push({ regionId: region.id, text: done.lines.join('\n'), stats: done.stats });
+      pageRegions.push({ kind: block.kind, lines: done.lines });
+    }
+    recognised.push(pageRegions);
+    if (cancelled) break;
+  }
+  if (next) await next.catch(() => undefined);
+  return { regions: results, cancelled, markdown: assembleMarkdown(recognised) };
+}

@@ -1,0 +1,56 @@
+// The one raster type of the pipeline: 8-bit grayscale, row-major, the form the engine takes (RegionInput).
+import type { Box } from '../../../common/protocol';
+
+export interface GrayImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+export function blankImage(width: number, height: number, value = 255): GrayImage {
+  return { width, height, data: new Uint8Array(width * height).fill(value) };
+}
+
+export function clampBox(box: Box, width: number, height: number): Box {
+  return {
+    x0: Math.max(0, Math.min(width, Math.floor(box.x0))),
+    y0: Math.max(0, Math.min(height, Math.floor(box.y0))),
+    x1: Math.max(0, Math.min(width, Math.ceil(box.x1))),
+    y1: Math.max(0, Math.min(height, Math.ceil(box.y1))),
+  };
+}
+
+/** Copies a box (grown by `pad` pixels, clipped to the image) into a new image. */
+export function cropImage(img: GrayImage, box: Box, pad = 0): GrayImage {
+  const b = clampBox({ x0: box.x0 - pad, y0: box.y0 - pad, x1: box.x1 + pad, y1: box.y1 + pad }, img.width, img.height);
+  const w = Math.max(1, b.x1 - b.x0);
+  const h = Math.max(1, b.y1 - b.y0);
+  const out = blankImage(w, h);
+  for (let y = 0; y < h && b.y0 + y < img.height; y++) {
+    const src = (b.y0 + y) * img.width + b.x0;
+    out.data.set(img.data.subarray(src, src + Math.min(w, img.width - b.x0)), y * w);
+  }
+  return out;
+}
+
+export function boxWidth(b: Box): number {
+  return b.x1 - b.x0;
+}
+
+export function boxHeight(b: Box): number {
+  return b.y1 - b.y0;
+}
+
+export function unionBox(a: Box, b: Box): Box {
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+}
+
+export function intersectionArea(a: Box, b: Box): number {
+  const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+  const h = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+export function boxArea(b: Box): number {
+  return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
+}

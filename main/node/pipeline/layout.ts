@@ -1,0 +1,261 @@
+// Classical page layout: connected components -> text lines -> blocks, ruled tables and figures from the
+// large components, a few shape cues for titles, display formulas, headers and footers, and reading order
+// by recursive XY-cut. See docs/decisions/0005-page-layout.md for why each threshold is what it is.
+import type { Box, LayoutRegion } from '../../../common/protocol';
+import { connectedComponents, type Component } from './components';
+import { boxArea, boxHeight, boxWidth, unionBox } from './gray-image';
+import { readingOrder } from './reading-order';
+
+export type BlockKind = LayoutRegion['kind'];
+
+export interface LayoutBlock {
+  kind: BlockKind;
+  box: Box;
+  /** Text lines, top to bottom (text, title, header, footer, list); empty for whole-crop kinds. */
+  lines: Box[];
+  /** Reading order; null for regions that are not read (figures). */
+  order: number | null;
+}
+
+export interface PageLayout {
+  blocks: LayoutBlock[];
+  /** Median ink component height: the page's x-height scale, in pixels. */
+  charHeight: number;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+class UnionFind {
+  private readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = Int32Array.from({ length: n }, (_, i) => i);
+  }
+  find(a: number): number {
+    while (this.parent[a] !== a) {
+      this.parent[a] = this.parent[this.parent[a]!]!;
+      a = this.parent[a]!;
+    }
+    return a;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent[rb] = ra;
+  }
+  groups(n: number): number[][] {
+    const m = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) {
+      const r = this.find(i);
+      const g = m.get(r);
+      if (g) g.push(i);
+      else m.set(r, [i]);
+    }
+    return [...m.values()];
+  }
+}
+
+const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+const horizontalOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+const centreInside = (c: Box, b: Box) => {
+  const cx = (c.x0 + c.x1) / 2;
+  const cy = (c.y0 + c.y1) / 2;
+  return cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1;
+};
+
+/** Longest horizontal and vertical ink runs inside a box, counted per row and per column. */
+function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): { rows: number; cols: number } {
+  const w = box.x1 - box.x0;
+  const h = box.y1 - box.y0;
+  const colRun = new Int32Array(w);
+  const colBest = new Int32Array(w);
+  let rows = 0;
+  let inRowLine = false;
+  for (let y = box.y0; y < box.y1; y++) {
+    let run = 0;
+    let best = 0;
+    for (let x = box.x0; x < box.x1; x++) {
+      const on = ink[y * width + x] === 1;
+      run = on ? run + 1 : 0;
+      if (run > best) best = run;
+      const c = x - box.x0;
+      colRun[c] = on ? colRun[c]! + 1 : 0;
+      if (colRun[c]! > colBest[c]!) colBest[c] = colRun[c]!;
+    }
+    // A thick rule spans several rows; count it once.
+    const isLine = best >= fraction * w;
+    if (isLine && !inRowLine) rows++;
+    inRowLine = isLine;
+  }
+  let cols = 0;
+  let inColLine = false;
+  for (let c = 0; c < w; c++) {
+    const isLine = colBest[c]! >= fraction * h;
+    if (isLine && !inColLine) cols++;
+    inColLine = isLine;
+  }
+  return { rows, cols };
+}
+
+/** Groups components into text lines: neighbours that share most of their height and sit within a word gap. */
+function buildLines(comps: Component[], xh: number): Box[] {
+  const order = comps.map((_, i) => i).sort((a, b) => comps[a]!.x0 - comps[b]!.x0);
+  const uf = new UnionFind(comps.length);
+  for (let a = 0; a < order.length; a++) {
+    const ci = comps[order[a]!]!;
+    const hi = ci.y1 - ci.y0;
+    for (let b = a + 1; b < order.length; b++) {
+      const cj = comps[order[b]!]!;
+      const hj = cj.y1 - cj.y0;
+      const gapLimit = 1.5 * Math.max(xh, 0.5 * Math.min(hi, hj));
+      if (cj.x0 > ci.x1 + 3 * xh + 0.75 * hi) break;
+      if (cj.x0 - ci.x1 > gapLimit) continue;
+      if (verticalOverlap(ci, cj) >= 0.5 * Math.min(hi, hj)) uf.union(order[a]!, order[b]!);
+    }
+  }
+  let lines = uf.groups(comps.length).map((g) => g.map((i) => comps[i]! as Box).reduce(unionBox));
+  // Dots, accents and quotes that overlap no letter enough: attach them to the line they sit on or above.
+  const tiny = (b: Box) => boxHeight(b) < 0.7 * xh;
+  const big = lines.filter((b) => !tiny(b));
+  const merged = big.map((b) => ({ ...b }));
+  const leftovers: Box[] = [];
+  for (const t of lines.filter(tiny)) {
+    const cy = (t.y0 + t.y1) / 2;
+    const host = merged.find((b) => cy >= b.y0 - 0.8 * xh && cy <= b.y1 + 0.3 * xh && t.x0 <= b.x1 + xh && t.x1 >= b.x0 - xh);
+    if (host) Object.assign(host, unionBox(host, t));
+    else leftovers.push(t);
+  }
+  // A lone speck is noise; a lone short stroke (a dash, a rule of a form) is still worth reading as a line.
+  lines = [...merged, ...leftovers.filter((b) => boxWidth(b) >= xh)];
+  return lines;
+}
+
+/** Groups lines into blocks: vertically adjacent, overlapping horizontally, of similar height. */
+function buildBlocks(lines: Box[]): Box[][] {
+  const sorted = [...lines].sort((a, b) => a.y0 - b.y0);
+  const uf = new UnionFind(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i]!;
+    const ha = boxHeight(a);
+    for (let j = i + 1; j < sorted.length; j++) {
+      const b = sorted[j]!;
+      const hb = boxHeight(b);
+      if (b.y0 - a.y1 > 2 * Math.max(ha, hb)) break;
+      const gap = b.y0 - Math.max(a.y1, a.y0 + 1);
+      const ratio = Math.max(ha, hb) / Math.max(1, Math.min(ha, hb));
+      if (gap <= 0.7 * Math.min(ha, hb) && gap > -0.5 * Math.min(ha, hb) && ratio <= 1.6
+        && horizontalOverlap(a, b) >= 0.4 * Math.min(boxWidth(a), boxWidth(b))) {
+        uf.union(i, j);
+      }
+    }
+  }
+  return uf.groups(sorted.length).map((g) => g.map((i) => sorted[i]!).sort((p, q) => p.y0 - q.y0 || p.x0 - q.x0));
+}
+
+/** A display formula stacks symbols: a thin bar with ink right above and below it (a fraction). */
+function hasFractionBar(comps: Component[], box: Box, xh: number): boolean {
+  const inside = comps.filter((c) => centreInside(c, box));
+  for (const bar of inside) {
+    const w = bar.x1 - bar.x0;
+    const h = bar.y1 - bar.y0;
+    if (h > Math.max(2, 0.25 * xh) || w < 1.2 * xh || w > 15 * xh) continue;
+    const near = (c: Component) => c !== bar && horizontalOverlap(c, bar) > 0.3 * Math.min(w, c.x1 - c.x0) && c.y1 - c.y0 >= 0.5 * xh;
+    const above = inside.some((c) => near(c) && c.y1 <= bar.y0 + 1 && bar.y0 - c.y1 < 0.6 * xh);
+    const below = inside.some((c) => near(c) && c.y0 >= bar.y1 - 1 && c.y0 - bar.y1 < 0.6 * xh);
+    if (above && below) return true;
+  }
+  return false;
+}
+
+export function analyseLayout(ink: Uint8Array, width: number, height: number): PageLayout {
+  const all = connectedComponents(ink, width, height).filter((c) => c.area >= 4 && (c.x1 - c.x0 > 2 || c.y1 - c.y0 > 2));
+  const xh = Math.max(4, median(all.filter((c) => c.y1 - c.y0 >= 4 && c.y1 - c.y0 < height / 10).map((c) => c.y1 - c.y0)));
+
+  const tables: Box[] = [];
+  const figures: Box[] = [];
+  const rules: Component[] = [];
+  const textComps: Component[] = [];
+  for (const c of all) {
+    const w = c.x1 - c.x0;
+    const h = c.y1 - c.y0;
+    // A frame around the page (scanner edge, photo border, a form's outline) is neither a table nor a figure;
+    // what it encloses is laid out as if it were not there.
+    if (w * h > 0.5 * width * height && c.area < 0.1 * w * h) continue;
+    if (w >= 8 * xh && h <= Math.max(3, 0.35 * xh)) {
+      rules.push(c);
+    } else if (w > 6 * xh && h > 6 * xh) {
+      const runs = longRuns(ink, width, c, 0.6);
+      if (runs.rows >= 2 && runs.cols >= 2) tables.push(c);
+      else if (c.area / (w * h) > 0.02) figures.push(c);
+    } else if (w > 0 && h <= 8 * xh) {
+      textComps.push(c);
+    }
+  }
+  tables.push(...rulesTables(rules, xh));
+  // A ruled cell inside a table is part of it.
+  const outerTables = tables.filter((t) => !tables.some((o) => o !== t && centreInside(t, o) && boxArea(o) > boxArea(t)));
+  const taken = [...outerTables, ...figures];
+  const freeText = textComps.filter((c) => !taken.some((b) => centreInside(c, b)));
+
+  const lines = buildLines(freeText, xh);
+  const blocks: LayoutBlock[] = [];
+  for (const t of outerTables) blocks.push({ kind: 'table', box: t, lines: [], order: null });
+  for (const f of figures) blocks.push({ kind: 'figure', box: f, lines: [], order: null });
+  const lineGroups = buildBlocks(lines);
+  const content = lines.length ? lines.reduce(unionBox) : { x0: 0, y0: 0, x1: width, y1: height };
+  for (const group of lineGroups) {
+    const box = group.reduce(unionBox);
+    blocks.push({ kind: classifyTextBlock(group, box, freeText, xh, content, height, lineGroups), box, lines: group, order: null });
+  }
+  const ordered = readingOrder(blocks.map((b) => b.box), xh);
+  let n = 0;
+  for (const i of ordered) {
+    const b = blocks[i]!;
+    if (b.kind !== 'figure') b.order = n++;
+  }
+  blocks.sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
+  return { blocks, charHeight: xh };
+}
+
+/** Tables drawn with horizontal rules only (booktabs style): three or more stacked rules of similar extent. */
+function rulesTables(rules: Component[], xh: number): Box[] {
+  const sorted = [...rules].sort((a, b) => a.y0 - b.y0);
+  const used = new Set<number>();
+  const out: Box[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    if (used.has(i)) continue;
+    const group = [i];
+    let last = sorted[i]!;
+    for (let j = i + 1; j < sorted.length; j++) {
+      const r = sorted[j]!;
+      if (r.y0 - last.y1 > 25 * xh) break;
+      const same = horizontalOverlap(r, last) >= 0.8 * Math.max(r.x1 - r.x0, last.x1 - last.x0);
+      if (same) {
+        group.push(j);
+        last = r;
+      }
+    }
+    if (group.length >= 3) {
+      group.forEach((g) => used.add(g));
+      out.push(group.map((g) => sorted[g]! as Box).reduce(unionBox));
+    }
+  }
+  return out;
+}
+
+function classifyTextBlock(lines: Box[], box: Box, comps: Component[], xh: number, content: Box, pageHeight: number, all: Box[][]): BlockKind {
+  const lineH = median(lines.map(boxHeight));
+  const bodyLineH = median(all.flat().map(boxHeight));
+  const margin = 0.07 * pageHeight;
+  const others = all.filter((g) => g !== lines).map((g) => g.reduce(unionBox));
+  const isolatedAbove = others.every((o) => o.y1 <= box.y0 || o.y0 - box.y1 >= 1.5 * bodyLineH);
+  const isolatedBelow = others.every((o) => o.y0 >= box.y1 || box.y0 - o.y1 >= 1.5 * bodyLineH);
+  if (lines.length <= 2 && box.y1 < margin && isolatedAbove && others.length > 2) return 'header';
+  if (lines.length <= 2 && box.y0 > pageHeight - margin && isolatedBelow && others.length > 2) return 'footer';
+  if (lines.length <= 5 && boxWidth(box) < 0.85 * boxWidth(content) && hasFractionBar(comps, box, xh)) return 'formula';
+  if (lines.length <= 3 && lineH >= 1.35 * bodyLineH) return 'title';
+  return 'text';
+}

@@ -1,0 +1,54 @@
+// One page from raster to engine inputs: prepare, lay out, and cut the crops the recogniser reads best
+// (text as single lines, tables and formulas whole). Region boxes go back to source page coordinates.
+import type { RegionInput, RegionKind } from '../../../common/engine-types';
+import type { LayoutRegion } from '../../../common/protocol';
+import { cropImage, type GrayImage } from './gray-image';
+import { analyseLayout, type LayoutBlock } from './layout';
+import { preparePage } from './prepare';
+
+export interface PageCrop {
+  input: RegionInput;
+  /** Layout region this crop belongs to, and its line index within it. */
+  regionId: string;
+  line: number;
+}
+
+export interface AnalysedPage {
+  page: number;
+  regions: LayoutRegion[];
+  blocks: LayoutBlock[];
+  crops: PageCrop[];
+}
+
+function engineKind(kind: LayoutBlock['kind']): RegionKind {
+  return kind === 'table' || kind === 'formula' ? kind : 'text';
+}
+
+export function regionId(page: number, index: number): string {
+  return `p${page}-r${index}`;
+}
+
+export function analysePage(page: number, raster: GrayImage): AnalysedPage {
+  const prepared = preparePage(raster);
+  const { blocks, charHeight } = analyseLayout(prepared.ink, prepared.gray.width, prepared.gray.height);
+  const regions: LayoutRegion[] = [];
+  const crops: PageCrop[] = [];
+  // Margins keep ascenders, descenders and the strokes of a table's outer rule inside the crop.
+  const pad = Math.max(2, Math.round(0.4 * charHeight));
+  blocks.forEach((block, i) => {
+    const id = regionId(page, i);
+    regions.push({ id, page, kind: block.kind, box: roundBox(prepared.toSource(block.box)), order: block.order });
+    if (block.order === null) return;
+    const kind = engineKind(block.kind);
+    const parts = kind === 'text' && block.lines.length > 0 ? block.lines : [block.box];
+    parts.forEach((box, line) => {
+      const img = cropImage(prepared.gray, box, pad);
+      crops.push({ regionId: id, line, input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
+    });
+  });
+  return { page, regions, blocks, crops };
+}
+
+function roundBox(b: LayoutRegion['box']): LayoutRegion['box'] {
+  return { x0: Math.round(b.x0), y0: Math.round(b.y0), x1: Math.round(b.x1), y1: Math.round(b.y1) };
+}

@@ -1,0 +1,173 @@
+// Turns the bytes of a user's file into pages that render one at a time. Formats are told by their magic
+// bytes, not the file name. Limits are checked on headers before any pixel is decoded, so a hostile
+// 20000x20000 image costs nothing.
+import sharp from 'sharp';
+import type { DocumentInfo, PageInfo } from '../../../common/protocol';
+import type { GrayImage } from './gray-image';
+
+export type DocumentFormat = DocumentInfo['format'];
+
+/** Images above this are refused outright (a 600 dpi A3 scan is 70 MP). */
+export const MAX_INPUT_PIXELS = 100_000_000;
+/** Pages are worked on at no more than this many pixels (A4 at 400 dpi); larger ones are scaled down. */
+export const MAX_PAGE_PIXELS = 16_000_000;
+export const MAX_PDF_PAGES = 2000;
+export const DEFAULT_PDF_DPI = 200;
+
+export interface PageSource {
+  format: DocumentFormat;
+  pages: PageInfo[];
+  /** Renders one page at its PageInfo size; the caller drops it when done. */
+  render(index: number): Promise<GrayImage>;
+  close(): void;
+}
+
+export function detectFormat(bytes: Uint8Array): DocumentFormat | null {
+  const b = (i: number) => bytes[i] ?? -1;
+  if (b(0) === 0x25 && b(1) === 0x50 && b(2) === 0x44 && b(3) === 0x46) return 'pdf';
+  if (b(0) === 0x89 && b(1) === 0x50 && b(2) === 0x4e && b(3) === 0x47) return 'png';
+  if (b(0) === 0xff && b(1) === 0xd8 && b(2) === 0xff) return 'jpeg';
+  if ((b(0) === 0x49 && b(1) === 0x49 && b(2) === 0x2a && b(3) === 0x00) || (b(0) === 0x4d && b(1) === 0x4d && b(2) === 0x00 && b(3) === 0x2a)) {
+    return 'tiff';
+  }
+  // Some PDF writers put junk before the header; readers accept it within the first kilobyte.
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  if (head.includes('%PDF-')) return 'pdf';
+  return null;
+}
+
+export async function openPageSource(bytes: Uint8Array, dpi = DEFAULT_PDF_DPI): Promise<PageSource> {
+  if (bytes.length === 0) throw new Error('the file is empty (0 bytes)');
+  const format = detectFormat(bytes);
+  if (!format) throw new Error('unsupported file format: expected a PDF, PNG, JPEG or TIFF file');
+  return format === 'pdf' ? openPdf(bytes, dpi) : openRaster(bytes, format);
+}
+
+function scaleToFit(width: number, height: number): number {
+  const px = width * height;
+  return px > MAX_PAGE_PIXELS ? Math.sqrt(MAX_PAGE_PIXELS / px) : 1;
+}
+
+async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pdf'>): Promise<PageSource> {
+  let meta: sharp.Metadata;
+  try {
+    meta = await sharp(bytes).metadata();
+  } catch (err) {
+    throw new Error(`not a readable ${format.toUpperCase()} image (${(err as Error).message})`);
+  }
+  const count = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
+  const pages: PageInfo[] = [];
+  const scales: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const m = i === 0 ? meta : await sharp(bytes, { page: i }).metadata();
+    const w = m.autoOrient?.width ?? m.width;
+    const h = m.autoOrient?.height ?? m.height;
+    if (!w || !h) throw new Error(`page ${i + 1} of the ${format.toUpperCase()} image has no size`);
+    if (w * h > MAX_INPUT_PIXELS) {
+      throw new Error(`the image is ${w}x${h} pixels (${Math.round((w * h) / 1e6)} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
+    }
+    const s = scaleToFit(w, h);
+    scales.push(s);
+    pages.push({ index: i, width: Math.max(1, Math.round(w * s)), height: Math.max(1, Math.round(h * s)) });
+  }
+  return {
+    format,
+    pages,
+    async render(index) {
+      const page = pages[index];
+      if (!page) throw new Error(`page ${index + 1} does not exist`);
+      try {
+        // Colour to gray with the coefficients the model's preprocessing assumes (docs/model-format.md).
+        const { data, info } = await sharp(bytes, { page: index, limitInputPixels: MAX_INPUT_PIXELS })
+          .autoOrient()
+          .resize(page.width, page.height, { fit: 'fill' })
+          .flatten({ background: '#ffffff' })
+          .toColourspace('srgb')
+          .recomb([[0.299, 0.587, 0.114], [0.299, 0.587, 0.114], [0.299, 0.587, 0.114]])
+          .extractChannel(0)
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+      } catch (err) {
+        throw new Error(`page ${index + 1} could not be decoded (${(err as Error).message})`);
+      }
+    },
+    close() {},
+  };
+}
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjsPromise: Promise<PdfJs> | null = null;
+
+function loadPdfJs(): Promise<PdfJs> {
+  // pdf.js ships ES modules only; the legacy build is the one that runs in Node.
+  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjsPromise;
+}
+
+async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
+  const pdfjs = await loadPdfJs();
+  // pdf.js takes ownership of (detaches) the buffer it gets, so it gets a copy.
+  const task = pdfjs.getDocument({ data: bytes.slice(), verbosity: 0, isEvalSupported: false, stopAtErrors: false });
+  let doc: Awaited<typeof task.promise>;
+  try {
+    doc = await task.promise;
+  } catch (err) {
+    await task.destroy();
+    throw new Error(`not a readable PDF (${(err as Error).message})`);
+  }
+  if (doc.numPages > MAX_PDF_PAGES) {
+    await doc.destroy();
+    throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${MAX_PDF_PAGES}`);
+  }
+  const pages: PageInfo[] = [];
+  const scales: number[] = [];
+  try {
+    for (let i = 0; i < doc.numPages; i++) {
+      const page = await doc.getPage(i + 1);
+      const vp = page.getViewport({ scale: dpi / 72 });
+      const s = (dpi / 72) * scaleToFit(vp.width, vp.height);
+      const fitted = page.getViewport({ scale: s });
+      scales.push(s);
+      pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)) });
+      page.cleanup();
+    }
+  } catch (err) {
+    await doc.destroy();
+    throw new Error(`not a readable PDF (${(err as Error).message})`);
+  }
+  return {
+    format: 'pdf',
+    pages,
+    async render(index) {
+      const info = pages[index];
+      if (!info) throw new Error(`page ${index + 1} does not exist`);
+      const page = await doc.getPage(index + 1);
+      const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
+      const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
+      const target = factory.create(info.width, info.height);
+      try {
+        await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
+        const rgba = target.context.getImageData(0, 0, info.width, info.height).data;
+        const gray = new Uint8Array(info.width * info.height);
+        for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
+          gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
+        }
+        return { width: info.width, height: info.height, data: gray };
+      } catch (err) {
+        throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
+      } finally {
+        factory.destroy(target);
+        page.cleanup();
+      }
+    },
+    close() {
+      void doc.destroy();
+    },
+  };
+}
+
+interface CanvasFactory {
+  create(w: number, h: number): { canvas: unknown; context: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+  destroy(target: unknown): void;
+}

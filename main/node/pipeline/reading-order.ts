@@ -1,0 +1,39 @@
+// Reading order by recursive XY-cut. Column gutters are cut before horizontal gaps: two columns often share
+// a blank row by chance (paragraph breaks at the same height), but a full-width title or table never leaves
+// a gutter, so preferring the vertical cut reads columns whole and still puts spanning blocks in place.
+import type { Box } from '../../../common/protocol';
+
+/** Splits items into groups separated by gaps of at least minGap along one axis, in axis order. */
+function splitByGaps(items: number[], boxes: Box[], axis: 'x' | 'y', minGap: number): number[][] {
+  const lo = (i: number) => (axis === 'x' ? boxes[i]!.x0 : boxes[i]!.y0);
+  const hi = (i: number) => (axis === 'x' ? boxes[i]!.x1 : boxes[i]!.y1);
+  const sorted = [...items].sort((a, b) => lo(a) - lo(b));
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let reach = -Infinity;
+  for (const i of sorted) {
+    if (current.length > 0 && lo(i) - reach >= minGap) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(i);
+    reach = Math.max(reach, hi(i));
+  }
+  if (current.length) groups.push(current);
+  return groups;
+}
+
+function cut(items: number[], boxes: Box[], minGutter: number): number[] {
+  if (items.length <= 1) return items;
+  const columns = splitByGaps(items, boxes, 'x', minGutter);
+  if (columns.length > 1) return columns.flatMap((c) => cut(c, boxes, minGutter));
+  const rows = splitByGaps(items, boxes, 'y', 1);
+  if (rows.length > 1) return rows.flatMap((r) => cut(r, boxes, minGutter));
+  // Overlapping boxes that no cut separates: top to bottom, then left to right.
+  return [...items].sort((a, b) => boxes[a]!.y0 - boxes[b]!.y0 || boxes[a]!.x0 - boxes[b]!.x0);
+}
+
+/** Indices of `boxes` in reading order. `charHeight` scales the narrowest gutter that separates columns. */
+export function readingOrder(boxes: Box[], charHeight: number): number[] {
+  return cut(boxes.map((_, i) => i), boxes, Math.max(4, 1.5 * charHeight));
+}

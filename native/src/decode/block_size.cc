@@ -1,0 +1,82 @@
+#include "decode/block_size.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "model/decoder.h"
+
+namespace saccade {
+
+double ForwardCosts::at(int w) const {
+  if (widths.empty()) return 1;
+  if (w <= widths.front()) return seconds.front();
+  for (size_t i = 1; i < widths.size(); ++i)
+    if (w <= widths[i]) {
+      const double f = double(w - widths[i - 1]) / double(widths[i] - widths[i - 1]);
+      return seconds[i - 1] + f * (seconds[i] - seconds[i - 1]);
+    }
+  // Beyond the last width: extrapolate along the last segment.
+  const size_t n = widths.size();
+  if (n < 2) return seconds.back();
+  const double slope = (seconds[n - 1] - seconds[n - 2]) / double(widths[n - 1] - widths[n - 2]);
+  return seconds[n - 1] + slope * double(w - widths[n - 1]);
+}
+
+ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats) {
+  ForwardCosts fc;
+  fc.widths = widths;
+  std::sort(fc.widths.begin(), fc.widths.end());
+  fc.context = context;
+  const int max_w = fc.widths.empty() ? 1 : fc.widths.back();
+  Decoder dec(m);
+  KvCache cache = make_kv_cache(m, context + max_w);
+  cache.len = context;  // zero keys: timing does not depend on their values
+  auto run = [&](int w) {
+    std::vector<Segment> segs(1);
+    Segment& s = segs[0];
+    s.cache = &cache;
+    s.first_slot = context;
+    for (int i = 0; i < w; ++i) {
+      s.tokens.push_back(m.cfg.pad_token_id);
+      s.pos.push_back({context + i, context + i, context + i});
+      s.key_limit.push_back(context + i + 1);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    dec.forward(segs);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  run(max_w);  // warm caches and workspace
+  for (int w : fc.widths) {
+    double best = 1e30;
+    for (int r = 0; r < std::max(1, repeats); ++r) best = std::min(best, run(w));
+    fc.seconds.push_back(best);
+  }
+  return fc;
+}
+
+BlockSizer::BlockSizer(ForwardCosts costs, int max_block) : costs_(std::move(costs)), max_block_(max_block) {}
+
+double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
+
+double BlockSizer::rate(int B) const {
+  // A round commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha while the run
+  // lasts) and one verifier token, for one draft forward of width B + 1 and one verify forward of width B.
+  const double a = alpha();
+  double expected = 2, ai = 1;
+  for (int i = 1; i < B; ++i) expected += (ai *= a);
+  return expected / (costs_.at(B + 1) + costs_.at(B));
+}
+
+int BlockSizer::choose() const {
+  int best = 1;
+  for (int B = 2; B <= max_block_; ++B)
+    if (rate(B) > rate(best)) best = B;
+  return best;
+}
+
+void BlockSizer::observe(int checked, int accepted) {
+  accepted_ += accepted;
+  if (accepted < checked) rejected_ += 1;
+}
+
+}  // namespace saccade

@@ -1,0 +1,95 @@
+#include "decode/engine.h"
+
+#include <algorithm>
+
+#include "decode/strategies.h"
+#include "util/error.h"
+
+namespace saccade {
+
+namespace {
+constexpr int kMaxAutoBlock = 64;
+}
+
+const char* token_source_name(TokenSource s) {
+  switch (s) {
+    case TokenSource::AR: return "ar";
+    case TokenSource::Accepted: return "accepted";
+    case TokenSource::Corrected: return "corrected";
+    case TokenSource::Bonus: return "bonus";
+    case TokenSource::Diffusion: return "diffusion";
+  }
+  return "ar";
+}
+
+void validate(const DecodeOptions& o, int num_layers) {
+  if (o.block_size < 0 || o.block_size > 256) throw EngineError("blockSize must be 'auto' or in 1..256");
+  if (!(o.tau_c >= 0 && o.tau_c <= 1)) throw EngineError("tauC must be in [0, 1]");
+  if (o.refine_steps < 0 || o.refine_steps > 64) throw EngineError("refineSteps must be in 0..64");
+  if (!(o.temperature >= 0 && o.temperature <= 100)) throw EngineError("temperature must be >= 0");
+  if (!(o.top_p > 0 && o.top_p <= 1)) throw EngineError("topP must be in (0, 1]");
+  if (o.max_new_tokens < 1) throw EngineError("maxNewTokens must be >= 1");
+  if (o.fixation.enabled) {
+    if (o.fixation.warmup_steps < 1) throw EngineError("fixation.warmupSteps must be >= 1");
+    if (o.fixation.focal_layers < 1 || o.fixation.focal_layers > num_layers)
+      throw EngineError("fixation.focalLayers must be in 1..number of decoder layers");
+    if (!(o.fixation.keep_ratio > 0 && o.fixation.keep_ratio <= 1)) throw EngineError("fixation.keepRatio must be in (0, 1]");
+  }
+}
+
+std::vector<int> calibration_widths() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 33, 48, 65}; }
+
+DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
+                            EventSink& sink, const std::atomic<bool>& cancel, ForwardCosts* costs) {
+  validate(o, m.cfg.text.num_layers);
+  DecodeResult result;
+  Decoder dec(m);
+  const bool auto_block = o.mode == DecodeMode::Spec && o.block_size == 0;
+  const int max_block = o.mode == DecodeMode::AR ? 0
+                        : auto_block             ? kMaxAutoBlock
+                        : o.block_size > 0       ? o.block_size
+                                                 : m.cfg.diffusion_block_size;
+  DecodeContext ctx{m, o, sink, cancel, Rng(o.seed)};
+  for (const RegionInput& in : regions) {
+    if (cancel.load()) break;
+    Sequence seq(m, dec, in, o, max_block);
+    Event start{};
+    start.type = Event::Type::RegionStart;
+    start.region_id = seq.id();
+    start.kind = seq.kind();
+    start.grid_rows = seq.grid_rows();
+    start.grid_cols = seq.grid_cols();
+    start.image_tokens = seq.image_tokens();
+    sink.emit(std::move(start));
+
+    switch (o.mode) {
+      case DecodeMode::AR: decode_ar(ctx, seq); break;
+      case DecodeMode::Diffusion: decode_diffusion(ctx, seq); break;
+      case DecodeMode::Spec:
+        if (auto_block) {
+          if (costs->widths.empty())
+            *costs = measure_forward_costs(m, calibration_widths(), std::max(64, seq.cache().len), 2);
+          BlockSizer sizer(*costs, kMaxAutoBlock);
+          decode_self_spec(ctx, seq, &sizer);
+        } else {
+          decode_self_spec(ctx, seq, nullptr);
+        }
+        break;
+    }
+    if (seq.fixation()) seq.stats().visual_token_fraction = seq.fixation()->visual_token_fraction();
+    RegionResult r{seq.id(), m.tokenizer.decode(seq.output()), seq.output(), seq.stats()};
+    if (!cancel.load() || seq.done()) {
+      Event end{};
+      end.type = Event::Type::RegionEnd;
+      end.region_id = r.id;
+      end.text = r.text;
+      end.stats = r.stats;
+      sink.emit(std::move(end));
+    }
+    result.regions.push_back(std::move(r));
+  }
+  result.cancelled = cancel.load();
+  return result;
+}
+
+}  // namespace saccade

@@ -1,0 +1,51 @@
+#pragma once
+// Events streamed while decoding (common/engine-types.ts EngineEvent), and the sink that receives them.
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace saccade {
+
+enum class TokenSource { AR, Accepted, Corrected, Bonus, Diffusion };
+const char* token_source_name(TokenSource s);
+
+struct Fixation {
+  std::vector<int> indices;    // merged-grid image token indices, strongest first
+  std::vector<float> weights;  // sum to 1
+};
+
+struct RegionStats {
+  int tokens = 0, forwards = 0, rounds = 0;
+  double encode_ms = 0, prefill_ms = 0, decode_ms = 0;
+  double visual_token_fraction = 1;
+};
+
+struct Event {
+  enum class Type { RegionStart, Round, Token, RegionEnd } type;
+  std::string region_id;
+  // region_start
+  std::string kind;
+  int grid_rows = 0, grid_cols = 0, image_tokens = 0;
+  // round
+  int round = 0, block_size = 0, accepted = 0, forwards = 0;
+  std::vector<int> draft, verify, committed;
+  std::vector<float> draft_conf;
+  double draft_ms = 0, verify_ms = 0;
+  // token
+  int index = 0, id = 0;
+  std::string text;  // token text; region_end: the whole text
+  TokenSource source = TokenSource::AR;
+  float token_draft_conf = -1, ar_prob = 0;
+  bool has_fixation = false;
+  Fixation fixation;
+  // region_end
+  RegionStats stats;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void emit(Event&& e) = 0;
+};
+
+}  // namespace saccade

@@ -1,0 +1,32 @@
+#pragma once
+// C++ mirror of DecodeOptions in common/engine-types.ts.
+#include <cstdint>
+#include <string>
+
+namespace saccade {
+
+enum class DecodeMode { AR, Spec, Diffusion };
+
+struct FixationOptions {
+  bool enabled = true;
+  int warmup_steps = 4;
+  int focal_layers = 2;
+  float keep_ratio = 0.08f;
+};
+
+struct DecodeOptions {
+  DecodeMode mode = DecodeMode::Spec;
+  int block_size = 0;  // 0 = auto
+  float tau_c = 0.9f;
+  int refine_steps = 0;
+  float temperature = 0;  // 0 = greedy
+  float top_p = 1;
+  uint64_t seed = 0;
+  int max_new_tokens = 1024;
+  FixationOptions fixation;
+};
+
+// Throws EngineError naming the first bad field.
+void validate(const DecodeOptions& o, int num_layers);
+
+}  // namespace saccade

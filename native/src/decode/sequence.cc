@@ -1,0 +1,127 @@
+#include "decode/sequence.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "model/image_preprocess.h"
+#include "model/vision.h"
+#include "util/error.h"
+
+namespace saccade {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+static int prompt_for(const ModelConfig& c, const std::string& kind) {
+  if (kind == "text") return c.prompt_text;
+  if (kind == "table") return c.prompt_table;
+  if (kind == "formula") return c.prompt_formula;
+  throw EngineError("unknown region kind '" + kind + "' (text, table or formula)");
+}
+
+Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block)
+    : m_(m), dec_(dec), id_(in.id), kind_(in.kind) {
+  const ModelConfig& c = m.cfg;
+  pending_ = prompt_for(c, in.kind);
+  if (in.width <= 0 || in.height <= 0 || in.pixels.size() != size_t(in.width) * size_t(in.height))
+    throw EngineError("region " + in.id + ": pixels must hold width * height bytes");
+
+  double t0 = now_ms();
+  PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
+  rows_ = im.rows;
+  cols_ = im.cols;
+  n_img_ = rows_ * cols_;
+  image_embeds_ = encode_image(m, im);
+  stats_.encode_ms = now_ms() - t0;
+
+  text_slot_ = 1 + n_img_;
+  text_pos_ = 1 + std::max(rows_, cols_);
+  // Positions run out at max_position_embeddings; the output is capped there.
+  max_text_slots_ = std::max(0, c.text.max_position_embeddings - text_pos_);
+  max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - max_block - 2));
+  cache_ = make_kv_cache(m, text_slot_ + max_new_ + max_block + 2);
+  if (o.fixation.enabled) fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, 1, 1 + n_img_);
+
+  t0 = now_ms();
+  std::vector<Segment> segs(1);
+  Segment& s = segs[0];
+  s.cache = &cache_;
+  s.first_slot = 0;
+  for (int i = 0; i < text_slot_; ++i) {
+    s.tokens.push_back(i == 0 ? c.bos_token_id : c.image_token_id);
+    s.pos.push_back(pos_of(i));
+    s.key_limit.push_back(i + 1);
+  }
+  s.image_embeds = image_embeds_.data();
+  s.last_row_logits_only = true;
+  dec_.forward(segs);
+  cache_.len = text_slot_;
+  stats_.prefill_ms = now_ms() - t0;
+}
+
+int Sequence::budget() const { return done_ ? 0 : max_new_ - int(output_.size()); }
+
+Pos3 Sequence::pos_of(int slot) const {
+  if (slot == 0) return {0, 0, 0};
+  if (slot < text_slot_) {
+    const int i = slot - 1;
+    return {1, 1 + i / cols_, 1 + i % cols_};
+  }
+  const int p = text_pos_ + (slot - text_slot_);
+  return {p, p, p};
+}
+
+std::vector<float> Sequence::forward(const std::vector<Row>& rows) {
+  std::vector<Segment> segs(1);
+  Segment& s = segs[0];
+  s.cache = &cache_;
+  s.first_slot = rows.front().slot;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].slot != s.first_slot + int(i)) throw EngineError("forward rows must occupy consecutive slots");
+    s.tokens.push_back(rows[i].token);
+    s.pos.push_back(pos_of(rows[i].slot));
+    s.key_limit.push_back(rows[i].key_limit);
+  }
+  s.img_begin = 1;
+  s.img_end = 1 + n_img_;
+  if (fix_) {
+    fix_->begin_forward(int(rows.size()));
+    s.hook = fix_.get();
+  }
+  ++stats_.forwards;
+  return dec_.forward(segs);
+}
+
+void Sequence::end_step(int carry_row) {
+  if (fix_) fix_->end_forward(carry_row);
+}
+
+int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink) {
+  int n = 0;
+  for (const Commit& t : toks) {
+    if (budget() <= 0) break;
+    Event e{};
+    e.type = Event::Type::Token;
+    e.region_id = id_;
+    e.index = int(output_.size());
+    e.id = t.id;
+    e.text = m_.tokenizer.piece(t.id);
+    e.round = round;
+    e.source = t.source;
+    e.token_draft_conf = t.draft_conf;
+    e.ar_prob = t.ar_prob;
+    if (fix_ && t.row >= 0) e.has_fixation = fix_->row_fixation(t.row, &e.fixation);
+    output_.push_back(t.id);
+    pending_ = t.id;
+    ++n;
+    sink.emit(std::move(e));
+    if (t.id == m_.cfg.eos_token_id) done_ = true;
+  }
+  if (budget() <= 0) done_ = true;
+  stats_.tokens = int(output_.size());
+  return n;
+}
+
+}  // namespace saccade

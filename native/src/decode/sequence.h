@@ -1,0 +1,95 @@
+#pragma once
+// One region being decoded: its image, KV cache, committed output and statistics. The strategies (ar.cc,
+// self_spec.cc, diffusion.cc) drive it through forward() and commit().
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decode/events.h"
+#include "decode/fixation.h"
+#include "decode/options.h"
+#include "decode/sampling.h"
+#include "model/decoder.h"
+#include "model/model.h"
+
+namespace saccade {
+
+struct RegionInput {
+  std::string id;
+  std::string kind;  // text | table | formula
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;
+};
+
+// One row of a decoder forward: token, cache slot and the end (exclusive) of the slots it attends to.
+struct Row {
+  int token, slot, key_limit;
+};
+
+// A committed token with its provenance.
+struct Commit {
+  int id;
+  TokenSource source;
+  float draft_conf;  // -1: no draft
+  float ar_prob;
+  int row;           // row of the last forward whose logits produced it (-1: none), for its fixation
+};
+
+class Sequence {
+ public:
+  // Preprocesses and encodes the image, prefills [BOS, IMG x N]; the prompt token becomes pending().
+  Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block);
+
+  const std::string& id() const { return id_; }
+  const std::string& kind() const { return kind_; }
+  int grid_rows() const { return rows_; }
+  int grid_cols() const { return cols_; }
+  int image_tokens() const { return rows_ * cols_; }
+  KvCache& cache() { return cache_; }
+  int pending() const { return pending_; }
+  bool done() const { return done_; }
+  const std::vector<int>& output() const { return output_; }
+  RegionStats& stats() { return stats_; }
+  FixationController* fixation() { return fix_.get(); }
+  // Tokens still allowed before max_new_tokens (or the position limit).
+  int budget() const;
+
+  Pos3 pos_of(int slot) const;
+  // Runs one forward over rows (slots >= cache().len). Returns logits [rows, vocab].
+  std::vector<float> forward(const std::vector<Row>& rows);
+  // Tells the fixation controller which row's selection to carry into the next step.
+  void end_step(int carry_row);
+
+  // Commits tokens in order, emitting token events; stops after EOS or when the budget is spent. The
+  // caller then sets the cache length. Returns how many were committed.
+  int commit(const std::vector<Commit>& toks, int round, EventSink& sink);
+
+ private:
+  Model& m_;
+  Decoder& dec_;
+  std::string id_, kind_;
+  int rows_ = 0, cols_ = 0, n_img_ = 0, text_slot_ = 0, text_pos_ = 0;
+  int max_new_ = 0, max_text_slots_ = 0;
+  Buffer image_embeds_;
+  KvCache cache_;
+  int pending_ = 0;
+  bool done_ = false;
+  std::vector<int> output_;
+  RegionStats stats_;
+  std::unique_ptr<FixationController> fix_;
+};
+
+// Shared by the strategies.
+struct DecodeContext {
+  Model& model;
+  const DecodeOptions& opts;
+  EventSink& sink;
+  const std::atomic<bool>& cancel;
+  Rng rng;
+};
+
+double now_ms();
+
+}  // namespace saccade

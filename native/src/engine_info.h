@@ -1,0 +1,20 @@
+#pragma once
+// What this build and this machine offer (EngineInfo in common/engine-types.ts).
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace saccade {
+
+struct EngineInfo {
+  std::string version;
+  std::vector<std::string> backends;
+  std::string backend;  // the default
+  std::vector<std::pair<std::string, bool>> cpu_features;
+  std::string cpu_kernels;  // ISA the CPU backend picked
+  int threads;
+};
+
+EngineInfo engine_info();
+
+}  // namespace saccade

@@ -1,0 +1,60 @@
+#pragma once
+// Text decoder forward over one or more sequences at once (rows of all segments share every GEMM; attention
+// runs per segment against that segment's KV cache).
+//
+// Attention forms, all expressed per row by key_limit (row i sees cache slots [0, key_limit[i])):
+//   causal                slot i sees [0, slot_i + 1)
+//   block-bidirectional   every row of a draft block sees up to the end of the block (docs/decisions/0002)
+//   gathered sparse       image slots limited to a per-row selection (AttentionHook, decode/fixation.cc)
+#include <vector>
+
+#include "backend/backend.h"
+#include "model/model.h"
+#include "model/rope.h"
+
+namespace saccade {
+
+// Per-sequence KV cache. Slots [0, len) are committed; a forward writes its rows at slots >= len and only
+// an explicit commit (len += n) keeps them, so a draft never touches the committed cache.
+struct KvCache {
+  std::vector<Buffer> k, v;  // per layer [cap, Hkv * head_dim]
+  int cap = 0;
+  int len = 0;
+};
+
+KvCache make_kv_cache(Model& m, int cap);
+
+// Lets a caller shape and observe attention per layer (visual fixation).
+class AttentionHook {
+ public:
+  virtual ~AttentionHook() = default;
+  virtual void before_attention(int layer, AttentionArgs& a) = 0;
+  virtual void after_attention(int layer, const AttentionArgs& a) = 0;
+};
+
+struct Segment {
+  KvCache* cache = nullptr;
+  int first_slot = 0;           // rows write slots first_slot .. first_slot + n - 1
+  std::vector<int> tokens;      // n token ids
+  std::vector<Pos3> pos;        // n positions
+  std::vector<int> key_limit;   // n
+  const float* image_embeds = nullptr;  // device rows that replace tokens == image_token_id, in order
+  int img_begin = 0, img_end = 0;       // image slots of this sequence
+  AttentionHook* hook = nullptr;
+  bool last_row_logits_only = false;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(Model& m) : m_(m) {}
+  // Returns host logits, per segment n rows (or 1 with last_row_logits_only) of vocab_size, concatenated.
+  std::vector<float> forward(std::vector<Segment>& segs);
+
+ private:
+  void reserve(int rows);
+  Model& m_;
+  int cap_rows_ = 0;
+  Buffer x_, h_, q_, k_, v_, att_, g_, u_, logits_;
+};
+
+}  // namespace saccade

@@ -1,0 +1,51 @@
+#pragma once
+// A loaded checkpoint: config, tokenizer and weights resident on one backend.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "model/config.h"
+#include "model/tokenizer.h"
+
+namespace saccade {
+
+struct VisionLayer {
+  Buffer norm1, q_b, k_b, v_b, q_norm, k_norm, proj_b, norm2;
+  Weight q, k, v, proj, gate, up, down;  // q/k/v are the three row blocks of attn.qkv
+};
+
+struct DecoderLayer {
+  Buffer input_norm, post_norm;
+  Weight q, k, v, o, gate, up, down;
+};
+
+struct Model {
+  ModelConfig cfg;
+  Tokenizer tokenizer;
+  std::unique_ptr<Backend> backend;
+  std::string dir;
+  std::string weight_dtype;  // as stored in the file ("F16", "BF16", "F32"); computed in fp32
+
+  Weight patch_embed;
+  Buffer patch_embed_b, vision_post_norm;
+  std::vector<VisionLayer> vision_layers;
+  Weight merger_fc1, merger_fc2;
+  Buffer merger_fc1_b, merger_fc2_b;
+
+  Weight embed_tokens, lm_head;
+  Buffer final_norm;
+  std::vector<DecoderLayer> layers;
+
+  size_t parameter_count = 0;
+};
+
+struct LoadOptions {
+  BackendOptions backend;
+};
+
+// Reads config.json, model.safetensors (memory-mapped) and tokenizer.json from dir. Every name, shape and
+// dtype is checked against the config before any weight is used; problems throw one EngineError.
+std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opts);
+
+}  // namespace saccade

@@ -1,0 +1,73 @@
+#include "model/vision.h"
+
+#include "model/rope.h"
+
+namespace saccade {
+
+Buffer vision_encoder(Model& m, const PreparedImage& im) {
+  Backend& be = *m.backend;
+  const VisionConfig& c = m.cfg.vision;
+  const int N = im.patch_rows * im.patch_cols, Dv = c.hidden_size, H = c.num_heads, hd = c.head_dim();
+  const int I = c.intermediate_size, patch_in = c.patch_size * c.patch_size * c.in_channels;
+
+  Buffer patches(&be, size_t(N) * patch_in);
+  be.upload(patches.data(), im.patches.data(), im.patches.size());
+  Buffer x(&be, size_t(N) * Dv), h(&be, size_t(N) * Dv), q(&be, size_t(N) * Dv), k(&be, size_t(N) * Dv),
+      v(&be, size_t(N) * Dv), att(&be, size_t(N) * Dv), g(&be, size_t(N) * I), u(&be, size_t(N) * I);
+  be.linear(patches.data(), N, m.patch_embed, m.patch_embed_b.data(), x.data());
+
+  const std::vector<float> rope = vision_rope_table(c, im.patch_rows, im.patch_cols);
+  std::vector<int> limit(size_t(N), N);  // full bidirectional attention
+  for (const VisionLayer& L : m.vision_layers) {
+    be.rms_norm(x.data(), N, Dv, L.norm1.data(), c.rms_norm_eps, h.data());
+    be.linear(h.data(), N, L.q, L.q_b.data(), q.data());
+    be.linear(h.data(), N, L.k, L.k_b.data(), k.data());
+    be.linear(h.data(), N, L.v, L.v_b.data(), v.data());
+    be.rms_norm(q.data(), N * H, hd, L.q_norm.data(), c.rms_norm_eps, q.data());
+    be.rms_norm(k.data(), N * H, hd, L.k_norm.data(), c.rms_norm_eps, k.data());
+    be.rope(q.data(), N, H, hd, rope.data());
+    be.rope(k.data(), N, H, hd, rope.data());
+    AttentionArgs a{};
+    a.q = q.data();
+    a.k = k.data();
+    a.v = v.data();
+    a.M = N;
+    a.Hq = a.Hkv = H;
+    a.d = hd;
+    a.key_limit = limit.data();
+    a.out = att.data();
+    be.attention(a);
+    be.linear(att.data(), N, L.proj, L.proj_b.data(), h.data());
+    be.add(x.data(), h.data(), size_t(N) * Dv);
+    be.rms_norm(x.data(), N, Dv, L.norm2.data(), c.rms_norm_eps, h.data());
+    be.linear(h.data(), N, L.gate, nullptr, g.data());
+    be.linear(h.data(), N, L.up, nullptr, u.data());
+    be.silu_mul(g.data(), u.data(), g.data(), size_t(N) * I);
+    be.linear(g.data(), N, L.down, nullptr, h.data());
+    be.add(x.data(), h.data(), size_t(N) * Dv);
+  }
+  be.rms_norm(x.data(), N, Dv, m.vision_post_norm.data(), c.rms_norm_eps, x.data());
+  return x;
+}
+
+Buffer encode_image(Model& m, const PreparedImage& im) {
+  Backend& be = *m.backend;
+  const int ms = m.cfg.vision.merge_size, Dv = m.cfg.vision.hidden_size, D = m.cfg.text.hidden_size;
+  const int Nm = im.rows * im.cols;
+  Buffer enc = vision_encoder(m, im);
+  // Concatenate the m x m patches of each merged cell, row-major inside the cell.
+  std::vector<int> idx;
+  idx.reserve(size_t(Nm) * ms * ms);
+  for (int r = 0; r < im.rows; ++r)
+    for (int cc = 0; cc < im.cols; ++cc)
+      for (int i = 0; i < ms; ++i)
+        for (int j = 0; j < ms; ++j) idx.push_back((r * ms + i) * im.patch_cols + cc * ms + j);
+  Buffer cat(&be, size_t(Nm) * ms * ms * Dv), hid(&be, size_t(Nm) * D), out(&be, size_t(Nm) * D);
+  be.gather_rows(enc.data(), Dv, idx.data(), int(idx.size()), cat.data());
+  be.linear(cat.data(), Nm, m.merger_fc1, m.merger_fc1_b.data(), hid.data());
+  be.gelu(hid.data(), size_t(Nm) * D);
+  be.linear(hid.data(), Nm, m.merger_fc2, m.merger_fc2_b.data(), out.data());
+  return out;
+}
+
+}  // namespace saccade

@@ -1,0 +1,142 @@
+// CPU kernels against naive references, and the width-independence that byte-identity rests on.
+#include <random>
+
+#include "backend/backend.h"
+#include "backend/cpu/kernels.h"
+#include "test.h"
+
+using namespace saccade;
+
+namespace {
+
+std::vector<float> randv(size_t n, uint64_t seed) {
+  std::mt19937_64 r(seed);
+  std::normal_distribution<float> nd;
+  std::vector<float> v(n);
+  for (float& x : v) x = nd(r);
+  return v;
+}
+
+void check_gemm(const cpu::Kernels& k) {
+  for (int K : {1, 7, 8, 37, 64, 200}) {
+    const int N = 29, M = 11;
+    auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
+    std::vector<float> y(size_t(M) * N);
+    k.gemm(x.data(), M, K, w.data(), b.data(), y.data(), N, 0, N);
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double ref = b[size_t(n)];
+        for (int i = 0; i < K; ++i) ref += double(x[size_t(m) * K + i]) * w[size_t(n) * K + i];
+        CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) < 1e-4 * (1 + std::sqrt(double(K))), k.isa << " K=" << K);
+      }
+    // Every row must be bit-identical to computing it alone (width independence).
+    for (int m = 0; m < M; ++m) {
+      std::vector<float> y1(static_cast<size_t>(N));
+      k.gemm(x.data() + size_t(m) * K, 1, K, w.data(), b.data(), y1.data(), N, 0, N);
+      for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(gemm_generic_matches_reference_and_is_width_independent) { check_gemm(cpu::kernels_generic()); }
+
+TEST(gemm_best_isa_matches_reference_and_is_width_independent) { check_gemm(cpu::best_kernels()); }
+
+TEST(attention_matches_reference_and_is_width_independent) {
+  auto be = create_backend({"cpu", 2});
+  const int cap = 40, Hq = 4, Hkv = 2, d = 16, M = 6;
+  auto q = randv(size_t(M) * Hq * d, 4), k = randv(size_t(cap) * Hkv * d, 5), v = randv(size_t(cap) * Hkv * d, 6);
+  std::vector<int> limit{20, 21, 22, 40, 40, 40};
+  std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M));
+  AttentionArgs a{};
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.M = M;
+  a.Hq = Hq;
+  a.Hkv = Hkv;
+  a.d = d;
+  a.key_limit = limit.data();
+  a.img_begin = 2;
+  a.img_end = 12;
+  a.out = out.data();
+  a.image_mass = mass.data();
+  be->attention(a);
+  for (int r = 0; r < M; ++r) {
+    double img = 0;
+    for (int h = 0; h < Hq; ++h) {
+      const int kh = h / (Hq / Hkv);
+      std::vector<double> s(size_t(limit[size_t(r)]));
+      double mx = -1e30, sum = 0;
+      for (int j = 0; j < limit[size_t(r)]; ++j) {
+        double dot = 0;
+        for (int i = 0; i < d; ++i) dot += double(q[(size_t(r) * Hq + h) * d + i]) * k[(size_t(j) * Hkv + kh) * d + i];
+        s[size_t(j)] = dot / std::sqrt(double(d));
+        mx = std::max(mx, s[size_t(j)]);
+      }
+      for (double& x : s) sum += x = std::exp(x - mx);
+      for (int i = 0; i < d; ++i) {
+        double o = 0;
+        for (int j = 0; j < limit[size_t(r)]; ++j) o += s[size_t(j)] / sum * v[(size_t(j) * Hkv + kh) * d + i];
+        CHECK(std::fabs(o - out[(size_t(r) * Hq + h) * d + i]) < 1e-5);
+      }
+      for (int j = 2; j < 12; ++j) img += s[size_t(j)] / sum;
+    }
+    CHECK(std::fabs(img / Hq - mass[size_t(r)]) < 1e-5);
+    // Row alone gives identical bits.
+    std::vector<float> o1(size_t(Hq) * d);
+    AttentionArgs b = a;
+    b.q = q.data() + size_t(r) * Hq * d;
+    b.M = 1;
+    b.key_limit = &limit[size_t(r)];
+    b.out = o1.data();
+    b.image_mass = nullptr;
+    be->attention(b);
+    for (int i = 0; i < Hq * d; ++i) CHECK(o1[size_t(i)] == out[size_t(r) * Hq * d + i]);
+  }
+}
+
+TEST(gathered_attention_equals_attention_over_the_kept_keys) {
+  auto be = create_backend({"cpu", 1});
+  const int cap = 30, H = 2, d = 8;
+  auto q = randv(size_t(H) * d, 7), k = randv(size_t(cap) * H * d, 8), v = randv(size_t(cap) * H * d, 9);
+  std::vector<int> keep{4, 9, 11};
+  const int* keep_ptr = keep.data();
+  int keep_n = 3, limit = 25;
+  std::vector<float> out(size_t(H) * d), ref(size_t(H) * d);
+  AttentionArgs a{};
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.M = 1;
+  a.Hq = a.Hkv = H;
+  a.d = d;
+  a.key_limit = &limit;
+  a.img_begin = 2;
+  a.img_end = 20;
+  a.img_keep = &keep_ptr;
+  a.img_keep_n = &keep_n;
+  a.out = out.data();
+  be->attention(a);
+  // Reference: drop the unkept image keys by giving them -inf via a compacted cache.
+  std::vector<int> slots{0, 1, 4, 9, 11, 20, 21, 22, 23, 24};
+  std::vector<float> k2, v2;
+  for (int s : slots) {
+    k2.insert(k2.end(), k.begin() + s * H * d, k.begin() + (s + 1) * H * d);
+    v2.insert(v2.end(), v.begin() + s * H * d, v.begin() + (s + 1) * H * d);
+  }
+  int limit2 = int(slots.size());
+  AttentionArgs b{};
+  b.q = q.data();
+  b.k = k2.data();
+  b.v = v2.data();
+  b.M = 1;
+  b.Hq = b.Hkv = H;
+  b.d = d;
+  b.key_limit = &limit2;
+  b.out = ref.data();
+  be->attention(b);
+  for (size_t i = 0; i < out.size(); ++i) CHECK(out[i] == ref[i]);
+}

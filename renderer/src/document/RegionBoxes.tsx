@@ -1,0 +1,39 @@
+// The layout regions of the page as boxes coloured by kind; the region being decoded pulses, finished ones
+// are solid. Clicking a box jumps to its text in the editor.
+import { useSessionState, useSession } from '../app/session-context';
+import { editorHandle } from '../editor/editor-handle';
+import { REGION_COLORS } from './region-colors';
+
+export function RegionBoxes({ width, height, scale }: { width: number; height: number; scale: number }) {
+  const { store } = useSession();
+  // A signature of what the boxes show, so the SVG re-renders when a region changes state, not per token.
+  const signature = useSessionState((s) => {
+    if (!s.run || !s.overlays.boxes) return '';
+    return s.run.pageRegions(s.page).map((r) => `${r.id}:${r.status}`).join('|');
+  });
+  const selected = useSessionState((s) => s.selectedRegion);
+  const run = useSessionState((s) => s.run);
+  const page = useSessionState((s) => s.page);
+  if (!run || !signature) return null;
+  const regions = run.pageRegions(page);
+
+  return (
+    <svg className="region-boxes" width={width * scale} height={height * scale} viewBox={`0 0 ${width} ${height}`} data-testid="region-boxes">
+      {regions.map((r) => {
+        const color = REGION_COLORS[r.kind];
+        const w = r.box.x1 - r.box.x0;
+        const h = r.box.y1 - r.box.y0;
+        return (
+          <g key={r.id} className={`region-box status-${r.status}${selected === r.id ? ' selected' : ''}`} data-region={r.id}
+            onClick={() => { store.setState({ selectedRegion: r.id }); editorHandle.current?.revealRegion(r.id); }}>
+            <rect x={r.box.x0} y={r.box.y0} width={w} height={h} stroke={color} fill={color}
+              strokeWidth={(selected === r.id ? 2.5 : 1.5) / scale} />
+            <text x={r.box.x0 + 2 / scale} y={r.box.y0 - 4 / scale} fill={color} fontSize={11 / scale}>
+              {r.order !== null ? `${r.order + 1} · ` : ''}{r.kind}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}

@@ -1,0 +1,55 @@
+// Where a fixation lies on the page. The engine reports indices over the region crop's merged token grid
+// (rows x cols, row-major); the crop is the region's box resized, so cell (r, c) covers the matching
+// fraction of the box in page pixels.
+import type { Fixation } from '../../../common/engine-types';
+import type { Box } from '../../../common/protocol';
+
+export interface HeatCell {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  weight: number;
+}
+
+export function fixationCells(box: Box, grid: { rows: number; cols: number }, fixation: Fixation): HeatCell[] {
+  const w = (box.x1 - box.x0) / grid.cols;
+  const h = (box.y1 - box.y0) / grid.rows;
+  const cells: HeatCell[] = [];
+  fixation.indices.forEach((index, k) => {
+    if (index < 0 || index >= grid.rows * grid.cols) return;
+    const row = Math.floor(index / grid.cols);
+    const col = index % grid.cols;
+    cells.push({ x: box.x0 + col * w, y: box.y0 + row * h, w, h, weight: fixation.weights[k] ?? 0 });
+  });
+  return cells;
+}
+
+/** The attention-weighted centre of a fixation in page pixels; null when it holds no weight. */
+export function fixationCentre(box: Box, grid: { rows: number; cols: number }, fixation: Fixation): { x: number; y: number } | null {
+  let sx = 0;
+  let sy = 0;
+  let total = 0;
+  for (const c of fixationCells(box, grid, fixation)) {
+    sx += (c.x + c.w / 2) * c.weight;
+    sy += (c.y + c.h / 2) * c.weight;
+    total += c.weight;
+  }
+  return total > 0 ? { x: sx / total, y: sy / total } : null;
+}
+
+/** Sums several fixations cell by cell (hovering or selecting a span of text), normalised to a peak of 1. */
+export function mergeCells(cellLists: HeatCell[][]): HeatCell[] {
+  const merged = new Map<string, HeatCell>();
+  for (const cells of cellLists) {
+    for (const c of cells) {
+      const key = `${c.x},${c.y},${c.w},${c.h}`;
+      const m = merged.get(key);
+      if (m) m.weight += c.weight;
+      else merged.set(key, { ...c });
+    }
+  }
+  const out = [...merged.values()];
+  const peak = Math.max(0, ...out.map((c) => c.weight));
+  return peak > 0 ? out.map((c) => ({ ...c, weight: c.weight / peak })) : out;
+}

@@ -1,0 +1,134 @@
+// The Markdown editor. It follows the token stream outside React (a store subscription feeding Monaco once
+// per frame), links the text under the pointer or selection to its tokens (for the page heatmap), and
+// autosaves every change under the document's key.
+import { useEffect, useRef } from 'react';
+import { useSession } from '../app/session-context';
+import { browserStorage } from '../state/persisted';
+import { saveDraft } from '../state/drafts';
+import { editorHandle } from './editor-handle';
+import { monaco } from './monaco';
+import { StreamMirror } from './stream-mirror';
+
+const AUTOSAVE_MS = 400;
+
+export function MarkdownEditor() {
+  const { store } = useSession();
+  const host = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const state = store.getState();
+    const model = monaco.editor.createModel('', 'markdown');
+    const editor = monaco.editor.create(host.current!, {
+      model,
+      theme: state.theme === 'dark' ? 'saccade-dark' : 'saccade-light',
+      automaticLayout: true,
+      minimap: { enabled: false },
+      wordWrap: 'on',
+      fontSize: 14,
+      lineHeight: 22,
+      fontFamily: "'JetBrains Mono', 'DejaVu Sans Mono', 'Menlo', monospace",
+      renderLineHighlight: 'line',
+      scrollBeyondLastLine: false,
+      padding: { top: 12, bottom: 12 },
+      lineNumbersMinChars: 3,
+      glyphMargin: false,
+      folding: false,
+      unicodeHighlight: { ambiguousCharacters: false },
+      overviewRulerBorder: false,
+    });
+    const mirror = new StreamMirror(model);
+    const storage = browserStorage();
+
+    let lastDoc = state.doc;
+    let lastRun = state.run;
+    mirror.reset(state.run, state.doc?.draft?.text ?? '');
+    mirror.sync();
+
+    // Follow the store without re-rendering: documents and runs reset the text, revisions stream tokens in.
+    const unsubscribe = store.subscribe((s, prev) => {
+      if (s.doc?.key !== lastDoc?.key || (s.doc?.draft && s.doc.draft !== lastDoc?.draft)) {
+        lastDoc = s.doc;
+        lastRun = s.run;
+        mirror.reset(s.run, s.doc?.draft?.text ?? '');
+      } else if (s.run !== lastRun) {
+        lastRun = s.run;
+        lastDoc = s.doc;
+        if (s.run && s.run !== mirror.currentRun) mirror.reset(s.run, '');
+      }
+      if (s.revision !== prev.revision || s.run !== prev.run) mirror.sync();
+      if (s.theme !== prev.theme) monaco.editor.setTheme(s.theme === 'dark' ? 'saccade-dark' : 'saccade-light');
+    });
+
+    let saveTimer: ReturnType<typeof setTimeout> | null = null;
+    const save = () => {
+      saveTimer = null;
+      const { doc } = store.getState();
+      if (!doc) return;
+      saveDraft(storage, { key: doc.key, name: doc.info.name, source: doc.source, text: model.getValue(), savedAt: Date.now() });
+    };
+    const contentListener = model.onDidChangeContent(() => {
+      if (saveTimer) clearTimeout(saveTimer);
+      saveTimer = setTimeout(save, AUTOSAVE_MS);
+    });
+
+    const pointAt = (position: monaco.IPosition | null | undefined) => {
+      if (!position) return [];
+      return mirror.tokensIn({ startLineNumber: position.lineNumber, startColumn: position.column, endLineNumber: position.lineNumber, endColumn: position.column + 1 });
+    };
+    const selectionTokens = () => {
+      const sel = editor.getSelection();
+      return sel && !sel.isEmpty() ? mirror.tokensIn(sel) : null;
+    };
+    const mouseMove = editor.onMouseMove((e) => {
+      const tokens = pointAt(e.target.position);
+      const focus = tokens.length ? tokens.slice(0, 1) : selectionTokens();
+      const current = store.getState().focus;
+      if (JSON.stringify(current) !== JSON.stringify(focus)) store.setState({ focus });
+    });
+    const mouseLeave = editor.onMouseLeave(() => store.setState({ focus: selectionTokens() }));
+    const selection = editor.onDidChangeCursorSelection((e) => {
+      const focus = selectionTokens();
+      const at = e.selection.getPosition();
+      const token = pointAt(at)[0] ?? pointAt({ lineNumber: at.lineNumber, column: Math.max(1, at.column - 1) })[0];
+      const s = store.getState();
+      const patch: Partial<typeof s> = { focus };
+      if (token && s.run) {
+        const t = s.run.token(token);
+        const index = t ? s.run.timeline.findIndex((r) => r.regionId === token.regionId && r.event.round === t.round) : -1;
+        if (index >= 0) patch.selectedRound = index;
+      }
+      const region = mirror.regionAt({ startLineNumber: at.lineNumber, startColumn: at.column, endLineNumber: at.lineNumber, endColumn: at.column });
+      if (region) patch.selectedRegion = region;
+      store.setState(patch);
+    });
+
+    editorHandle.current = {
+      getText: () => model.getValue(),
+      revealRegion: (regionId) => {
+        const range = mirror.regionRange(regionId);
+        if (!range) return;
+        editor.revealRangeInCenter(range);
+        editor.setSelection(range);
+        editor.focus();
+      },
+      focus: () => editor.focus(),
+    };
+
+    return () => {
+      if (saveTimer) {
+        clearTimeout(saveTimer);
+        save();
+      }
+      editorHandle.current = null;
+      unsubscribe();
+      contentListener.dispose();
+      mouseMove.dispose();
+      mouseLeave.dispose();
+      selection.dispose();
+      editor.dispose();
+      model.dispose();
+    };
+  }, [store]);
+
+  return <div className="markdown-editor" data-testid="editor" ref={host} />;
+}

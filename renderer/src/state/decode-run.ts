@@ -1,0 +1,174 @@
+// Everything one decode of a document has produced so far, built from the session's event stream. Plain
+// mutable records rather than immutable React state: tokens arrive hundreds per second, and the views read
+// them on their own schedule (per animation frame) through the `revision` the store bumps per batch.
+import type { RegionStats, RoundEvent, TokenEvent } from '../../../common/engine-types';
+import type { Box, LayoutRegion, ProgressEvent, SessionEvent } from '../../../common/protocol';
+
+export interface RegionRecord {
+  id: string;
+  page: number;
+  kind: LayoutRegion['kind'];
+  box: Box;
+  order: number | null;
+  grid: { rows: number; cols: number } | null;
+  imageTokens: number;
+  tokens: TokenEvent[];
+  rounds: RoundEvent[];
+  stats: RegionStats | null;
+  status: 'pending' | 'decoding' | 'done';
+}
+
+/** A round in document order, with the running totals the timeline plots. */
+export interface TimelineRound {
+  regionId: string;
+  event: RoundEvent;
+  tokensSoFar: number;
+  forwardsSoFar: number;
+}
+
+/** What the editor must do to mirror the run, in order: open a region, append a token, close, or drop a partial one. */
+export type EditorOp =
+  | { op: 'open'; regionId: string }
+  | { op: 'token'; regionId: string; index: number }
+  | { op: 'close'; regionId: string }
+  | { op: 'reset'; regionId: string };
+
+export interface TokenRef {
+  regionId: string;
+  index: number;
+}
+
+export class DecodeRun {
+  readonly regions = new Map<string, RegionRecord>();
+  readonly pages = new Map<number, string[]>();
+  readonly timeline: TimelineRound[] = [];
+  readonly editorOps: EditorOp[] = [];
+  progress: ProgressEvent | null = null;
+  /** The region being decoded and its newest token: what the live heatmap follows. */
+  live: TokenRef | null = null;
+  tokens = 0;
+  forwards = 0;
+  decodeMs = 0;
+  /** Sum over committed tokens with a fixation of (attended image tokens / image tokens). */
+  private attendedShareSum = 0;
+  private attendedCount = 0;
+
+  constructor(public docId: string) {}
+
+  apply(events: SessionEvent[]): void {
+    for (const e of events) this.applyOne(e);
+  }
+
+  /** Mean share of the region's image tokens that fixation kept, over committed tokens; null without fixation. */
+  get visualShare(): number | null {
+    return this.attendedCount ? this.attendedShareSum / this.attendedCount : null;
+  }
+
+  get tokensPerForward(): number | null {
+    return this.forwards ? this.tokens / this.forwards : null;
+  }
+
+  /** Regions of a page in reading order (unread regions such as figures last). */
+  pageRegions(page: number): RegionRecord[] {
+    return (this.pages.get(page) ?? []).map((id) => this.regions.get(id)!)
+      .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
+  }
+
+  token(ref: TokenRef): TokenEvent | undefined {
+    return this.regions.get(ref.regionId)?.tokens[ref.index];
+  }
+
+  /**
+   * Forgets what the given pages produced, before a restart decodes them again under a new document id: the
+   * editor drops their text, and every other page (and the user's edits there) stays as it is.
+   */
+  restartPages(pages: number[], docId: string): void {
+    this.docId = docId;
+    for (const page of pages) {
+      for (const id of this.pages.get(page) ?? []) {
+        const region = this.regions.get(id)!;
+        if (region.tokens.length > 0 || region.status !== 'pending') this.editorOps.push({ op: 'reset', regionId: id });
+        this.tokens -= region.tokens.length;
+        this.regions.delete(id);
+      }
+      this.pages.delete(page);
+    }
+    this.live = null;
+    this.progress = null;
+  }
+
+  /** Pages whose readable regions have not all finished: what a restart after a crash must decode again. */
+  unfinishedPages(pageCount: number): number[] {
+    const pages: number[] = [];
+    for (let p = 0; p < pageCount; p++) {
+      const ids = this.pages.get(p);
+      if (!ids || ids.some((id) => { const r = this.regions.get(id)!; return r.order !== null && r.status !== 'done'; })) pages.push(p);
+    }
+    return pages;
+  }
+
+  private applyOne(e: SessionEvent): void {
+    switch (e.type) {
+      case 'page_layout': {
+        if (e.docId !== this.docId) return;
+        for (const r of e.regions) {
+          this.regions.set(r.id, {
+            id: r.id, page: r.page, kind: r.kind, box: r.box, order: r.order, grid: null, imageTokens: 0,
+            tokens: [], rounds: [], stats: null, status: 'pending',
+          });
+        }
+        this.pages.set(e.page, e.regions.map((r) => r.id));
+        return;
+      }
+      case 'progress':
+        if (e.docId === this.docId) this.progress = e;
+        return;
+      case 'engine_crashed':
+        return;
+      default:
+        break;
+    }
+    const region = this.regions.get(e.regionId);
+    if (!region || region.status === 'done') return;
+    switch (e.type) {
+      case 'region_start':
+        if (region.tokens.length > 0) {
+          this.editorOps.push({ op: 'reset', regionId: region.id });
+          region.tokens = [];
+          region.rounds = [];
+        }
+        region.grid = e.grid;
+        region.imageTokens = e.imageTokens;
+        region.status = 'decoding';
+        this.editorOps.push({ op: 'open', regionId: region.id });
+        return;
+      case 'round':
+        region.rounds.push(e);
+        this.forwards += e.forwards;
+        this.decodeMs += e.draftMs + e.verifyMs;
+        this.timeline.push({ regionId: region.id, event: e, tokensSoFar: this.tokens + e.committed.length, forwardsSoFar: this.forwards });
+        return;
+      case 'token':
+        if (e.index !== region.tokens.length) return;
+        region.tokens.push(e);
+        this.tokens++;
+        if (e.fixation && region.imageTokens > 0) {
+          this.attendedShareSum += e.fixation.indices.length / region.imageTokens;
+          this.attendedCount++;
+        }
+        this.live = { regionId: region.id, index: e.index };
+        this.editorOps.push({ op: 'token', regionId: region.id, index: e.index });
+        return;
+      case 'region_end':
+        region.stats = e.stats;
+        region.status = 'done';
+        if (region.rounds.length === 0) {
+          // Plain AR decoding reports no rounds: its forwards and time come with the region's stats.
+          this.forwards += e.stats.forwards;
+          this.decodeMs += e.stats.decodeMs;
+        }
+        this.editorOps.push({ op: 'close', regionId: region.id });
+        return;
+    }
+  }
+}

@@ -1,0 +1,284 @@
+// The app's state and the actions that drive the engine session. Event batches from the transport are
+// queued and applied once per animation frame (one store update per frame, never one per token); views that
+// follow the token stream subscribe to the store directly instead of re-rendering React on every change.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { EngineInfo } from '../../../common/engine-types';
+import type { DocumentInfo, ModelInfo, SampleInfo, SessionEvent } from '../../../common/protocol';
+import type { Transport } from '../transport/transport';
+import { base64ToBytes, bytesToBase64 } from './base64';
+import { DecodeRun, type TokenRef } from './decode-run';
+import { loadSettings, saveSettings, toDecodeOptions, type DecodeSettings } from './decode-settings';
+import { documentKey, listRecent, loadDraft, type Draft, type DocumentSource } from './drafts';
+import type { KeyValueStore } from './persisted';
+import { readJson, writeJson } from './persisted';
+
+export type Phase = 'idle' | 'opening' | 'decoding' | 'done' | 'cancelled' | 'failed' | 'crashed';
+export type Theme = 'dark' | 'light';
+
+export interface OpenedDoc {
+  info: DocumentInfo;
+  source: DocumentSource;
+  bytes: Uint8Array;
+  key: string;
+  /** The autosaved text found when the document was opened; the editor starts from it. */
+  draft: Draft | null;
+}
+
+export interface Overlays {
+  boxes: boolean;
+  heatmap: boolean;
+  tokens: boolean;
+}
+
+export interface SessionState {
+  engine: { status: 'connecting' | 'ready' | 'unavailable'; info?: EngineInfo; model?: ModelInfo; message?: string };
+  vocab: string[];
+  samples: SampleInfo[];
+  recent: ReturnType<typeof listRecent>;
+  doc: OpenedDoc | null;
+  run: DecodeRun | null;
+  /** Bumped once per applied batch of events: what token-following views subscribe to. */
+  revision: number;
+  phase: Phase;
+  notice: { kind: 'error' | 'info'; text: string } | null;
+  crashReason: string | null;
+  settings: DecodeSettings;
+  /** Tokens the user points at in the editor (hover or selection); null follows the live token. */
+  focus: TokenRef[] | null;
+  /** Index into run.timeline of the round shown in detail; null follows the newest round. */
+  selectedRound: number | null;
+  selectedRegion: string | null;
+  page: number;
+  zoom: number | 'fit';
+  theme: Theme;
+  overlays: Overlays;
+  /** AR tokens per second measured on this model and backend, the baseline for "speed against AR". */
+  arTokensPerSecond: number | null;
+}
+
+export interface SessionActions {
+  connect(): Promise<void>;
+  openSample(name: string): Promise<void>;
+  openFile(name: string, bytes: Uint8Array): Promise<void>;
+  decode(): Promise<void>;
+  cancel(): Promise<void>;
+  restartAfterCrash(): Promise<void>;
+  closeDocument(): Promise<void>;
+  updateSettings(patch: Partial<DecodeSettings>): void;
+  setTheme(theme: Theme): void;
+  toggleOverlay(name: keyof Overlays): void;
+  setZoom(zoom: number | 'fit'): void;
+  dismissNotice(): void;
+}
+
+export type Scheduler = (flush: () => void) => void;
+
+const THEME_KEY = 'saccade.theme';
+const OVERLAYS_KEY = 'saccade.overlays';
+const baselineKey = (model: string, backend: string) => `saccade.arBaseline.${model}.${backend}`;
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export function createSession(transport: Transport, storage: KeyValueStore | null, schedule: Scheduler) {
+  const store: StoreApi<SessionState> = createStore<SessionState>(() => ({
+    engine: { status: 'connecting' },
+    vocab: [],
+    samples: [],
+    recent: listRecent(storage),
+    doc: null,
+    run: null,
+    revision: 0,
+    phase: 'idle',
+    notice: null,
+    crashReason: null,
+    settings: loadSettings(storage),
+    focus: null,
+    selectedRound: null,
+    selectedRegion: null,
+    page: 0,
+    zoom: 'fit',
+    theme: readJson<Theme>(storage, THEME_KEY, 'dark') === 'light' ? 'light' : 'dark',
+    overlays: { boxes: true, heatmap: true, tokens: true, ...readJson<Partial<Overlays>>(storage, OVERLAYS_KEY, {}) },
+    arTokensPerSecond: null,
+  }));
+
+  let queued: SessionEvent[] = [];
+  let flushPending = false;
+  const flush = () => {
+    flushPending = false;
+    const events = queued;
+    queued = [];
+    const { run } = store.getState();
+    const crash = events.find((e) => e.type === 'engine_crashed');
+    if (run) run.apply(events);
+    store.setState((s) => ({
+      revision: s.revision + 1,
+      ...(crash && crash.type === 'engine_crashed' && (s.phase === 'decoding' || s.phase === 'opening' || s.doc)
+        ? { phase: s.phase === 'decoding' || s.phase === 'opening' ? 'crashed' as const : s.phase, crashReason: crash.reason }
+        : {}),
+    }));
+  };
+  transport.onEvents((events) => {
+    queued.push(...events);
+    if (!flushPending) {
+      flushPending = true;
+      schedule(flush);
+    }
+  });
+
+  const refreshBaseline = () => {
+    const { engine } = store.getState();
+    if (!engine.model || !engine.info) return;
+    store.setState({ arTokensPerSecond: readJson<number | null>(storage, baselineKey(engine.model.name, engine.info.backend), null) });
+  };
+
+  const adopt = (info: DocumentInfo, source: DocumentSource, bytes: Uint8Array) => {
+    const key = documentKey(info.name, bytes);
+    const previous = store.getState().doc;
+    if (previous && previous.info.docId !== info.docId) void transport.request('closeDocument', { docId: previous.info.docId }).catch(() => undefined);
+    const draft = loadDraft(storage, key);
+    store.setState({
+      doc: { info, source, bytes, key, draft }, run: null, phase: 'idle', focus: null, selectedRound: null,
+      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null,
+    });
+    transport.shell?.documentChanged(info.name);
+    return draft;
+  };
+
+  /** Opens the document's bytes in the engine again (after an engine restart), returning its new id. */
+  const reopen = async (doc: OpenedDoc): Promise<string> => {
+    if (doc.source.kind === 'sample') return (await transport.request('openSample', { name: doc.source.name })).doc.docId;
+    return (await transport.request('openDocument', { name: doc.info.name, bytes: bytesToBase64(doc.bytes) })).doc.docId;
+  };
+
+  const runDecode = async (run: DecodeRun, pages: number[] | null) => {
+    const { settings, engine } = store.getState();
+    store.setState({ run, phase: 'decoding', notice: null, crashReason: null, selectedRound: null });
+    try {
+      const result = await transport.request('decode', { docId: run.docId, pages, options: toDecodeOptions(settings) });
+      flush();
+      if (store.getState().run !== run) return;
+      store.setState({ phase: result.cancelled ? 'cancelled' : 'done' });
+      if (!result.cancelled && settings.mode === 'ar' && run.decodeMs > 0 && engine.model && engine.info) {
+        writeJson(storage, baselineKey(engine.model.name, engine.info.backend), run.tokens / (run.decodeMs / 1000));
+        refreshBaseline();
+      }
+    } catch (err) {
+      flush();
+      if (store.getState().run !== run) return;
+      if (store.getState().phase === 'crashed') return;
+      store.setState({ phase: 'failed', notice: { kind: 'error', text: `Decoding failed: ${message(err)}` } });
+    }
+  };
+
+  const actions: SessionActions = {
+    async connect() {
+      try {
+        const hello = await transport.request('hello', {});
+        store.setState({ engine: { status: 'ready', info: hello.engine, model: hello.model }, vocab: hello.vocab ?? [] });
+        refreshBaseline();
+      } catch (err) {
+        store.setState({ engine: { status: 'unavailable', message: message(err) } });
+      }
+      try {
+        store.setState({ samples: await transport.request('listSamples', {}) });
+      } catch {
+        store.setState({ samples: [] });
+      }
+    },
+
+    async openSample(name) {
+      const before = store.getState().phase;
+      store.setState({ phase: 'opening', notice: null });
+      try {
+        const { doc, bytes } = await transport.request('openSample', { name });
+        const draft = adopt(doc, { kind: 'sample', name }, base64ToBytes(bytes));
+        if (!draft) await actions.decode();
+      } catch (err) {
+        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open the sample: ${message(err)}` } });
+      }
+    },
+
+    async openFile(name, bytes) {
+      const before = store.getState().phase;
+      store.setState({ phase: 'opening', notice: null });
+      try {
+        const { doc } = await transport.request('openDocument', { name, bytes: bytesToBase64(bytes) });
+        const draft = adopt(doc, { kind: 'file', name }, bytes);
+        if (!draft) await actions.decode();
+      } catch (err) {
+        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open ${name}: ${message(err)}` } });
+      }
+    },
+
+    async decode() {
+      const { doc, phase } = store.getState();
+      if (!doc || phase === 'decoding') return;
+      // Decoding again replaces the text; the draft stays in storage until the new text autosaves over it.
+      store.setState({ doc: { ...doc, draft: null } });
+      await runDecode(new DecodeRun(doc.info.docId), null);
+    },
+
+    async cancel() {
+      if (store.getState().phase !== 'decoding') return;
+      await transport.request('cancel', {}).catch(() => undefined);
+    },
+
+    async restartAfterCrash() {
+      const { doc, run } = store.getState();
+      if (!doc) return;
+      store.setState({ phase: 'opening', crashReason: null, notice: { kind: 'info', text: 'Restarting the engine…' } });
+      try {
+        const docId = await reopen(doc);
+        store.setState({ doc: { ...doc, info: { ...doc.info, docId } } });
+        if (!run) {
+          await runDecode(new DecodeRun(docId), null);
+          return;
+        }
+        const pages = run.unfinishedPages(doc.info.pages.length);
+        run.restartPages(pages, docId);
+        await runDecode(run, pages);
+      } catch (err) {
+        store.setState({ phase: 'crashed', crashReason: message(err) });
+      }
+    },
+
+    async closeDocument() {
+      const { doc, phase } = store.getState();
+      if (!doc) return;
+      if (phase === 'decoding') await actions.cancel();
+      void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, recent: listRecent(storage) });
+      transport.shell?.documentChanged(null);
+    },
+
+    updateSettings(patch) {
+      const settings = { ...store.getState().settings, ...patch };
+      saveSettings(storage, settings);
+      store.setState({ settings });
+    },
+
+    setTheme(theme) {
+      writeJson(storage, THEME_KEY, theme);
+      store.setState({ theme });
+    },
+
+    toggleOverlay(name) {
+      const overlays = { ...store.getState().overlays, [name]: !store.getState().overlays[name] };
+      writeJson(storage, OVERLAYS_KEY, overlays);
+      store.setState({ overlays });
+    },
+
+    setZoom(zoom) {
+      store.setState({ zoom: zoom === 'fit' ? 'fit' : Math.min(8, Math.max(0.1, zoom)) });
+    },
+
+    dismissNotice() {
+      store.setState({ notice: null });
+    },
+  };
+
+  return { store, actions };
+}
+
+export type Session = ReturnType<typeof createSession>;

@@ -1,0 +1,185 @@
+// A constructed decode that follows common/engine-types.ts and the draft/verify protocol (docs/decisions/0002)
+// exactly: a page of text regions, the page_layout the pipeline would emit, and per region the rounds and
+// tokens a self-speculative engine would stream, with fixations that follow the reading position. Unit tests
+// of the stores use it, and the renderer test replays it where the real engine is not built.
+import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
+import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
+
+export interface SyntheticRegion {
+  id: string;
+  kind: LayoutRegion['kind'];
+  box: Box;
+  lines: string[];
+}
+
+export interface SyntheticDecode {
+  doc: DocumentInfo;
+  regions: SyntheticRegion[];
+  /** Event batches in the order the session would send them. */
+  batches: SessionEvent[][];
+  vocab: string[];
+}
+
+export const PAGE = { width: 1000, height: 1300 };
+
+export const SAMPLE_REGIONS: SyntheticRegion[] = [
+  { id: 'p0-r0', kind: 'title', box: { x0: 80, y0: 70, x1: 920, y1: 130 }, lines: ['Quarterly Report on Reading Speed'] },
+  {
+    id: 'p0-r1', kind: 'text', box: { x0: 80, y0: 160, x1: 920, y1: 420 },
+    lines: [
+      'Self-speculative decoding drafts a block of tokens by masked',
+      'diffusion and verifies it with one autoregressive forward pass.',
+      'Accepted drafts cost nothing extra; a mismatch is corrected by',
+      'the verifier, so the output equals plain greedy decoding while',
+      'each forward commits several tokens at once on typical pages.',
+    ],
+  },
+  {
+    id: 'p0-r2', kind: 'table', box: { x0: 80, y0: 460, x1: 920, y1: 700 },
+    lines: [
+      '<table><tr><th>Mode</th><th>Tokens/forward</th></tr>',
+      '<tr><td>AR</td><td>1.00</td></tr>',
+      '<tr><td>Self-spec</td><td>3.41</td></tr></table>',
+    ],
+  },
+  { id: 'p0-r3', kind: 'formula', box: { x0: 250, y0: 740, x1: 750, y1: 820 }, lines: ['\\tau = \\frac{n_{tok}}{n_{fwd}}'] },
+  {
+    id: 'p0-r4', kind: 'text', box: { x0: 80, y0: 860, x1: 920, y1: 1060 },
+    lines: [
+      'Fixation keeps only the image tokens the focal layers attend',
+      'to, so each step reads a small window of the page, moving the',
+      'way a human reader moves along a line of printed text.',
+    ],
+  },
+];
+
+/** Splits text into the short pieces a BPE-like vocabulary would produce. */
+export function tokenize(text: string): string[] {
+  return text.match(/<\/?[a-z]+>|\\[a-z]+|\s?[A-Za-z]{1,4}|\s?\d{1,3}|\s|[^\sA-Za-z\d]/g) ?? [];
+}
+
+function engineKind(kind: LayoutRegion['kind']): RegionKind {
+  return kind === 'table' || kind === 'formula' ? kind : 'text';
+}
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Gaussian blob of attention around (row, col) over the merged grid, strongest first, normalised. */
+function fixationAt(grid: { rows: number; cols: number }, row: number, col: number, keep: number) {
+  const cells: Array<[number, number]> = [];
+  for (let r = 0; r < grid.rows; r++) {
+    for (let c = 0; c < grid.cols; c++) {
+      const d2 = ((r - row) / 0.8) ** 2 + ((c - col) / 1.6) ** 2;
+      cells.push([r * grid.cols + c, Math.exp(-d2 / 2)]);
+    }
+  }
+  cells.sort((a, b) => b[1] - a[1]);
+  const kept = cells.slice(0, keep);
+  const total = kept.reduce((s, [, w]) => s + w, 0);
+  return { indices: kept.map(([i]) => i), weights: kept.map(([, w]) => w / total) };
+}
+
+export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string } = {}): SyntheticDecode {
+  const docId = options.docId ?? 'synthetic-doc';
+  const blockSize = options.blockSize ?? 8;
+  const rand = random(options.seed ?? 7);
+  const vocab = ['<pad>', '<bos>', '<eos>', '<mask>'].map(() => '');
+  const ids = new Map<string, number>();
+  const idOf = (piece: string) => {
+    let id = ids.get(piece);
+    if (id === undefined) {
+      id = vocab.length;
+      vocab.push(piece);
+      ids.set(piece, id);
+    }
+    return id;
+  };
+  const doc: DocumentInfo = { docId, name: options.name ?? 'sample-report.png', format: 'png', pages: [{ index: 0, ...PAGE }] };
+  const layout: LayoutRegion[] = SAMPLE_REGIONS.map((r, i) => ({ id: r.id, page: 0, kind: r.kind, box: r.box, order: i }));
+  const batches: SessionEvent[][] = [[{ type: 'page_layout', docId, page: 0, regions: layout }]];
+  let elapsedMs = 0;
+
+  SAMPLE_REGIONS.forEach((region, regionIndex) => {
+    const w = region.box.x1 - region.box.x0;
+    const h = region.box.y1 - region.box.y0;
+    const grid = { rows: Math.max(2, Math.round(h / 16)), cols: Math.max(2, Math.round(w / 16)) };
+    const text = region.lines.join('\n');
+    const pieces = tokenize(text);
+    // Reading position of each piece: its line and the fraction of the line before its middle.
+    const positions: Array<{ row: number; col: number }> = [];
+    let line = 0;
+    let column = 0;
+    for (const piece of pieces) {
+      const lineText = region.lines[line] ?? '';
+      const middle = (column + piece.length / 2) / Math.max(1, lineText.length);
+      positions.push({ row: ((line + 0.5) / region.lines.length) * grid.rows - 0.5, col: middle * grid.cols - 0.5 });
+      if (piece === '\n') {
+        line++;
+        column = 0;
+      } else column += piece.length;
+    }
+    const keep = Math.max(4, Math.round(grid.rows * grid.cols * 0.08));
+    const start: EngineEvent = { type: 'region_start', regionId: region.id, kind: engineKind(region.kind), grid, imageTokens: grid.rows * grid.cols };
+    batches.push([start]);
+
+    let committedCount = 0;
+    let round = 0;
+    let forwards = 0;
+    let decodeMs = 0;
+    while (committedCount < pieces.length) {
+      // Protocol: commit a_1, then d_2..d_{k+1} that matched, then the verifier's correction (or the bonus
+      // a_{B+1} when all B-1 drafts matched); the region's end may cut the round short.
+      const matched = Math.min(blockSize - 1, Math.floor(rand() ** 0.6 * blockSize));
+      const full = matched === blockSize - 1 ? blockSize + 1 : matched + 2;
+      const count = Math.min(full, pieces.length - committedCount);
+      const truth = pieces.slice(committedCount, committedCount + full).map(idOf);
+      while (truth.length < blockSize + 1) truth.push(idOf('#'));
+      const other = (id: number) => (id === idOf('~') ? idOf('#') : idOf('~'));
+      const draft = Array.from({ length: blockSize }, (_, j) => (j >= 1 && j <= matched ? truth[j]! : other(truth[j]!)));
+      const verify = truth.slice(0, blockSize + 1);
+      const committed = truth.slice(0, count);
+      const draftMs = 4 + rand() * 2;
+      const verifyMs = 5 + rand() * 2;
+      const roundEvent: EngineEvent = {
+        type: 'round', regionId: region.id, round, blockSize, draft, draftConf: draft.map(() => 0.5 + rand() * 0.5),
+        verify, accepted: Math.min(matched, count - 1), committed, forwards: 2, draftMs, verifyMs,
+      };
+      const tokens: TokenEvent[] = committed.map((id, k) => {
+        const index = committedCount + k;
+        const source: TokenSource = k === 0 ? 'ar' : k <= matched ? 'accepted' : full === blockSize + 1 ? 'bonus' : 'corrected';
+        const pos = positions[index]!;
+        return {
+          type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source,
+          draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : source === 'ar' ? -1 : 0.2 + rand() * 0.3,
+          arProb: 0.8 + rand() * 0.2,
+          fixation: fixationAt(grid, Math.max(0, pos.row), Math.max(0, pos.col), keep),
+        };
+      });
+      batches.push([roundEvent, ...tokens]);
+      committedCount += count;
+      forwards += 2;
+      decodeMs += draftMs + verifyMs;
+      round++;
+    }
+    const stats: RegionStats = {
+      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, visualTokenFraction: keep / (grid.rows * grid.cols),
+    };
+    elapsedMs += decodeMs + 20;
+    const done = regionIndex + 1;
+    batches.push([
+      { type: 'region_end', regionId: region.id, text, stats },
+      { type: 'progress', docId, regionsDone: done, regionsTotal: SAMPLE_REGIONS.length, elapsedMs, remainingMs: (elapsedMs / done) * (SAMPLE_REGIONS.length - done) },
+    ]);
+  });
+  return { doc, regions: SAMPLE_REGIONS, batches, vocab };
+}
