@@ -30,12 +30,16 @@ def parse_args(argv=None):
     p.add_argument("--minutes", type=float, default=70.0, help="wall-clock training budget")
     p.add_argument("--ckpt-dir", default=None, help="checkpoints (default /tmp/saccade-train/<name>)")
     p.add_argument("--ckpt-every", type=float, default=5.0, help="minutes between checkpoints")
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=150, help="warm-up steps")
-    p.add_argument("--token-budget", type=int, default=4096, help="padded tokens per batch")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--warmup", type=int, default=60, help="warm-up steps")
+    p.add_argument("--token-budget", type=int, default=3072, help="padded tokens per batch")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--layers", type=int, default=4, help="decoder layers")
+    p.add_argument("--hidden", type=int, default=192, help="decoder width")
+    p.add_argument("--heads", type=int, default=6, help="decoder query heads (head_dim 32)")
+    p.add_argument("--kv-heads", type=int, default=2)
+    p.add_argument("--max-target-tokens", type=int, default=320, help="longer regions are skipped")
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
@@ -65,7 +69,9 @@ def main(argv=None):
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
                 + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
 
-    config = default_config(num_layers=args.layers, intermediate_size=args.intermediate)
+    config = default_config(num_layers=args.layers, intermediate_size=args.intermediate,
+                            hidden_size=args.hidden, num_attention_heads=args.heads,
+                            num_key_value_heads=args.kv_heads)
     config["vision_config"]["num_layers"] = args.vision_layers
     model = SaccadeOCR(config)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
@@ -82,7 +88,7 @@ def main(argv=None):
     from saccade.synth import generate_region
     # Seeds move on with the step count, so a resumed run sees fresh regions.
     stream = RegionStream(generate_region, config, first_seed=args.seed * 10_000_000 + step * 64,
-                          token_budget=args.token_budget)
+                          token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                         persistent_workers=False)
     log = open(os.path.join(run_dir, "log.jsonl"), "a")

@@ -1,62 +1,178 @@
-// Electron shell: one window per document, a supervised engine utility process, and a direct message port
-// from each renderer to the engine so main stays off the hot path.
-import { app, BrowserWindow, MessageChannelMain, protocol, net, utilityProcess, type UtilityProcess } from 'electron';
-import { join, normalize, sep } from 'node:path';
+// Electron shell: one window per document, a supervised engine utility process with a direct message port
+// per window (main stays off the hot path), native menus and dialogs, and secure defaults: context
+// isolation, sandbox, no Node in pages, a strict CSP, pages served from app:// and checked IPC.
+import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, shell, type IpcMainEvent } from 'electron';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildMenu } from './app-menu';
+import { EngineSupervisor } from './engine-supervisor';
+import { APP_ORIGIN, checkRendererMessage, type RendererChannel } from './ipc-channels';
+import { addRecentFile, clearRecentFiles, recentFiles } from './recent-files';
+
+const CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
+  "font-src 'self' data:", "worker-src 'self' blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+const MAX_FILE_BYTES = 200 * 1024 * 1024;
+const DOCUMENT_FILTERS = [{ name: 'Documents', extensions: ['pdf', 'png', 'jpg', 'jpeg', 'tif', 'tiff'] }];
 
 protocol.registerSchemesAsPrivileged([
   { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
 
 const rendererRoot = join(__dirname, '..', 'renderer');
-let engine: UtilityProcess | null = null;
-
-function ensureEngine(): UtilityProcess {
-  if (engine) return engine;
-  const child = utilityProcess.fork(join(__dirname, 'engine-host.js'), [], { serviceName: 'Saccade engine' });
-  child.on('exit', () => {
-    if (engine === child) engine = null;
-    for (const w of BrowserWindow.getAllWindows()) w.webContents.send('engine-exited');
-  });
-  engine = child;
-  return child;
-}
-
-function connectWindowToEngine(win: BrowserWindow): void {
-  const { port1, port2 } = new MessageChannelMain();
-  ensureEngine().postMessage({ kind: 'attach-port' }, [port1]);
-  win.webContents.postMessage('engine-port', null, [port2]);
-}
+const engine = new EngineSupervisor();
+/** The document each window shows (null: the welcome view), for one window per document. */
+const documents = new Map<BrowserWindow, string | null>();
+let engineSummary = 'the engine has not reported yet';
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow({
     width: 1440,
     height: 900,
+    minWidth: 960,
+    minHeight: 600,
     title: 'Saccade',
+    backgroundColor: '#0f1115',
     webPreferences: {
       preload: join(__dirname, '..', 'preload', 'preload.js'),
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      webSecurity: true,
     },
   });
-  win.webContents.on('did-finish-load', () => connectWindowToEngine(win));
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  void win.loadURL('app://saccade/index.html');
+  documents.set(win, null);
+  win.on('closed', () => documents.delete(win));
+  // Each load gets a fresh port: a reload must not keep talking to a port whose page is gone.
+  win.webContents.on('did-finish-load', () => engine.attach(win));
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  // Dropping a file must open it in the app, never navigate the window to it.
+  win.webContents.on('will-navigate', (e, url) => { if (!url.startsWith(`${APP_ORIGIN}/`)) e.preventDefault(); });
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
 }
 
-void app.whenReady().then(() => {
-  protocol.handle('app', (request) => {
-    const path = normalize(join(rendererRoot, decodeURIComponent(new URL(request.url).pathname)));
-    if (!path.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
-    return net.fetch(pathToFileURL(path).toString());
+/** A window with no document, or a new one: opening a file never replaces another document's window. */
+function windowForNewDocument(): Promise<BrowserWindow> {
+  const focused = BrowserWindow.getFocusedWindow();
+  if (focused && documents.get(focused) === null) return Promise.resolve(focused);
+  const empty = [...documents].find(([, doc]) => doc === null)?.[0];
+  if (empty) return Promise.resolve(empty);
+  const win = createWindow();
+  return new Promise((resolve) => win.webContents.once('did-finish-load', () => resolve(win)));
+}
+
+async function openPath(path: string): Promise<void> {
+  try {
+    const size = (await stat(path)).size;
+    if (size > MAX_FILE_BYTES) throw new Error(`it is ${(size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_FILE_BYTES / 2 ** 20} MB`);
+    const bytes = new Uint8Array(await readFile(path));
+    const win = await windowForNewDocument();
+    win.webContents.send('open-file', { name: basename(path), bytes });
+    win.focus();
+    addRecentFile(path);
+    refreshMenu();
+  } catch (err) {
+    dialog.showErrorBox('Saccade', `Could not open ${basename(path)}: ${(err as Error).message}`);
+  }
+}
+
+async function showOpenDialog(): Promise<void> {
+  const parent = BrowserWindow.getFocusedWindow();
+  const options = { properties: ['openFile' as const], filters: DOCUMENT_FILTERS };
+  const result = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+  if (!result.canceled && result.filePaths[0]) await openPath(result.filePaths[0]);
+}
+
+function showAbout(): void {
+  const parent = BrowserWindow.getFocusedWindow();
+  const options = {
+    type: 'info' as const,
+    title: 'About Saccade',
+    message: `Saccade ${app.getVersion()}`,
+    detail: `Engine: ${engineSummary}\nElectron ${process.versions.electron} · Chromium ${process.versions.chrome} · Node ${process.versions.node}`,
+  };
+  void (parent ? dialog.showMessageBox(parent, options) : dialog.showMessageBox(options));
+}
+
+function refreshMenu(): void {
+  Menu.setApplicationMenu(buildMenu({
+    open: () => void showOpenDialog(),
+    openPath: (p) => void openPath(p),
+    clearRecent: () => { clearRecentFiles(); refreshMenu(); },
+    command: (name) => BrowserWindow.getFocusedWindow()?.webContents.send('menu-command', name),
+    about: showAbout,
+    recent: recentFiles,
+  }));
+}
+
+/** Registers a handler for a renderer channel; messages from other frames or with bad payloads are dropped. */
+function onRenderer<C extends RendererChannel>(channel: C, handler: (event: IpcMainEvent, payload: never) => void): void {
+  ipcMain.on(channel, (event, payload: unknown) => {
+    const problem = checkRendererMessage(channel, event, payload);
+    if (problem) {
+      console.warn(`saccade: ignored ${problem}`);
+      return;
+    }
+    handler(event, payload as never);
   });
+}
+
+function registerIpc(): void {
+  onRenderer('show-open-dialog', () => void showOpenDialog());
+  onRenderer('document-changed', (event, p: { name: string | null }) => {
+    const win = BrowserWindow.fromWebContents(event.sender);
+    if (!win) return;
+    documents.set(win, p.name);
+    win.setTitle(p.name ? `${p.name} — Saccade` : 'Saccade');
+  });
+  onRenderer('engine-summary', (_event, p: { summary: string }) => { engineSummary = p.summary; });
+  ipcMain.handle('save-markdown', async (event, payload: unknown) => {
+    const problem = checkRendererMessage('save-markdown', event, payload);
+    if (problem) throw new Error(problem);
+    const { suggestedName, text } = payload as { suggestedName: string; text: string };
+    const win = BrowserWindow.fromWebContents(event.sender);
+    const options = { defaultPath: basename(suggestedName), filters: [{ name: 'Markdown', extensions: ['md'] }] };
+    const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+    if (result.canceled || !result.filePath) return false;
+    await writeFile(result.filePath, text, 'utf8');
+    return true;
+  });
+}
+
+void app.whenReady().then(() => {
+  protocol.handle('app', async (request) => {
+    const url = new URL(request.url);
+    const path = normalize(join(rendererRoot, decodeURIComponent(url.pathname)));
+    if (url.host !== 'saccade' || !path.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
+    const response = await net.fetch(pathToFileURL(path).toString());
+    const headers = new Headers(response.headers);
+    headers.set('content-security-policy', CSP);
+    headers.set('x-content-type-options', 'nosniff');
+    return new Response(response.body, { status: response.status, headers });
+  });
+  registerIpc();
+  refreshMenu();
   createWindow();
   app.on('activate', () => { if (BrowserWindow.getAllWindows().length === 0) createWindow(); });
 });
 
-app.on('window-all-closed', () => {
-  engine?.kill();
-  if (process.platform !== 'darwin') app.quit();
+app.on('open-file', (event, path) => {
+  event.preventDefault();
+  void app.whenReady().then(() => openPath(path));
 });
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') {
+    engine.stop();
+    app.quit();
+  }
+});
+
+app.on('before-quit', () => engine.stop());

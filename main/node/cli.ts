@@ -19,7 +19,7 @@ interface CliArgs {
 }
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
-                     [--model DIR] [--threads N]
+                     [--model DIR] [--threads N] [--max-tokens N per region]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
 
@@ -44,6 +44,7 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
+    else if (a === '--max-tokens') args.options.maxNewTokens = Number(value());
     else if (a === '-h' || a === '--help') throw new Error(USAGE);
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
     else args.files.push(a);
@@ -105,8 +106,10 @@ class JsonRecorder {
   }
 }
 
-function stripRegion<T extends { type: string; regionId: string }>(e: T): Omit<T, 'type' | 'regionId'> {
-  const { type: _t, regionId: _r, ...rest } = e;
+function stripRegion(e: { type: string; regionId: string }): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...e };
+  delete rest.type;
+  delete rest.regionId;
   return rest;
 }
 

@@ -68,7 +68,8 @@ export class EngineSession {
       const doc = await this.open(sample.name, sample.bytes);
       return { doc, bytes: Buffer.from(sample.bytes).toString('base64') };
     },
-    openDocument: async ({ name, bytes }) => ({ doc: await this.open(name, Buffer.from(bytes, 'base64')) }),
+    // A plain Uint8Array: some decoders (pdf.js) refuse Node's Buffer subclass.
+    openDocument: async ({ name, bytes }) => ({ doc: await this.open(name, new Uint8Array(Buffer.from(bytes, 'base64'))) }),
     decode: async ({ docId, pages, options }) => {
       const doc = this.documents.get(docId);
       if (!doc) throw new Error('This document is no longer open in the engine; open it again.');

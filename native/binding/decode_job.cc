@@ -18,7 +18,8 @@ struct Batch {
 };
 
 struct Job;
-using Tsfn = Napi::TypedThreadSafeFunction<Job, Batch, nullptr>;
+void deliver(Napi::Env env, Napi::Function, Job* job, Batch* b);
+using Tsfn = Napi::TypedThreadSafeFunction<Job, Batch, deliver>;
 
 struct Job final : EventSink {
   std::shared_ptr<ModelHandle> model;

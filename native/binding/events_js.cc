@@ -152,6 +152,7 @@ DecodeOptions options_from_js(const Napi::Value& v) {
   o.top_p = float(num(obj, "topP", o.top_p));
   o.seed = uint64_t(num(obj, "seed", double(o.seed)));
   o.max_new_tokens = int(num(obj, "maxNewTokens", o.max_new_tokens));
+  o.batch_size = int(num(obj, "batchSize", o.batch_size));
   Napi::Value fx = obj.Get("fixation");
   if (!fx.IsUndefined()) {
     if (!fx.IsObject()) type_error(env, "decode option fixation must be an object");

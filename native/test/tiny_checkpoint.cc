@@ -87,6 +87,8 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
   rand("merger.fc2.weight", {D, D}, w);
   rand("merger.fc2.bias", {D}, w);
   rand("model.embed_tokens.weight", {s.vocab, D}, 1.0f);
+  if (s.favor_strength > 0)
+    for (float& x : t["model.embed_tokens.weight"].second) x += 0.5f;
   const int qd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim;
   for (int i = 0; i < s.layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
@@ -102,6 +104,8 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
   }
   norm("model.norm.weight", D);
   rand("lm_head.weight", {s.vocab, D}, 0.5f);
+  if (s.favor_strength > 0)
+    for (int i = 0; i < D; ++i) t["lm_head.weight"].second[size_t(50 * D + i)] += s.favor_strength;
   write_file(dir + "/model.safetensors", safetensors_bytes(t));
 
   const int half = s.head_dim / 2, st = half / 4, sh = (half - st) / 2, sw = half - st - sh;

@@ -14,6 +14,9 @@ struct TinySpec {
   int max_image_tokens = 24;
   uint64_t seed = 1;
   float weight_scale = 0.15f;
+  // When > 0, the LM head leans towards token 50 by this much (along the mean embedding direction), so
+  // drafts often match the verifier and the acceptance paths of self-spec get exercised.
+  float favor_strength = 0;
 };
 
 // Returns the directory (under /tmp). Files are rewritten each call.

@@ -1,18 +1,115 @@
-import { useEffect, useState } from 'react';
+// The window: welcome view until a document is open, then the workspace (document | editor, with the
+// rounds timeline, round detail and statistics below). Notices and the engine-crash banner sit on top.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useStore } from 'zustand';
+import { createCommands, shortcutFor } from './app/commands';
+import { SessionContext, useSession, useSessionState } from './app/session-context';
+import { Toolbar } from './app/Toolbar';
+import { Welcome } from './app/Welcome';
+import { DocumentPane } from './document/DocumentPane';
+import { MarkdownEditor } from './editor/MarkdownEditor';
+import { ProgressStrip } from './panels/ProgressStrip';
+import { RoundDetail } from './panels/RoundDetail';
+import { RoundsTimeline } from './panels/RoundsTimeline';
+import { StatsPanel } from './panels/StatsPanel';
+import { browserStorage } from './state/persisted';
+import { createSession } from './state/session-store';
 import type { Transport } from './transport/transport';
 
-export function App({ transport }: { transport: Transport }) {
-  const [engine, setEngine] = useState<string>('connecting to the engine…');
-  useEffect(() => {
-    transport.request('hello', {}).then(
-      (h) => setEngine(`${h.engine.backend} engine · ${h.model.name}`),
-      (e: Error) => setEngine(`engine unavailable: ${e.message}`),
-    );
-  }, [transport]);
+function Notices() {
+  const { actions } = useSession();
+  const notice = useSessionState((s) => s.notice);
+  const crash = useSessionState((s) => (s.phase === 'crashed' ? s.crashReason : null));
   return (
-    <main className="app-shell" data-testid="app-shell">
-      <h1>Saccade</h1>
-      <p data-testid="engine-status">{engine}</p>
+    <>
+      {crash !== null && (
+        <div className="banner error" role="alert" data-testid="crash-banner">
+          <span>The engine stopped ({crash}). Your text is kept.</span>
+          <button className="small primary" onClick={() => void actions.restartAfterCrash()} data-testid="restart">Restart decoding</button>
+        </div>
+      )}
+      {notice && (
+        <div className={`banner ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid="notice">
+          <span>{notice.text}</span>
+          <button className="icon" onClick={actions.dismissNotice} aria-label="Dismiss">×</button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Workspace() {
+  return (
+    <main className="workspace" data-testid="workspace">
+      <DocumentPane />
+      <section className="editor-pane">
+        <header className="pane-header"><span className="pane-title">Markdown</span><span className="spacer" /><TintLegend /></header>
+        <ProgressStrip />
+        <MarkdownEditor />
+      </section>
+      <div className="bottom-panels">
+        <RoundsTimeline />
+        <RoundDetail />
+        <StatsPanel />
+      </div>
     </main>
+  );
+}
+
+function TintLegend() {
+  return (
+    <span className="tint-legend" title="How each token was committed">
+      <i className="tok tok-ar">free</i><i className="tok tok-accepted">accepted</i><i className="tok tok-corrected">corrected</i>
+      <i className="tok tok-bonus">bonus</i><i className="tok tok-diffusion">diffusion</i>
+    </span>
+  );
+}
+
+export function App({ transport }: { transport: Transport }) {
+  const session = useMemo(() => createSession(transport, browserStorage(), (flush) => requestAnimationFrame(flush)), [transport]);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const commands = useMemo(() => createCommands(session, transport, () => fileInput.current?.click()), [session, transport]);
+  const [dragging, setDragging] = useState(false);
+  const hasDoc = useStore(session.store, (s) => s.doc !== null);
+  const theme = useStore(session.store, (s) => s.theme);
+
+  useEffect(() => { void session.actions.connect(); }, [session]);
+  useEffect(() => { document.documentElement.dataset.theme = theme; }, [theme]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const command = shortcutFor(e);
+      if (!command || (transport.shell && command !== 'cancel')) return;
+      if (command === 'cancel' && session.store.getState().phase !== 'decoding') return;
+      e.preventDefault();
+      e.stopPropagation();
+      commands.run(command);
+    };
+    window.addEventListener('keydown', onKey, true);
+    const unsubscribers = transport.shell
+      ? [transport.shell.onCommand(commands.run), transport.shell.onOpenFile((f) => void session.actions.openFile(f.name, f.bytes))]
+      : [];
+    return () => { window.removeEventListener('keydown', onKey, true); unsubscribers.forEach((u) => u()); };
+  }, [commands, session, transport]);
+
+  const onDrop = (e: React.DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    const file = e.dataTransfer.files[0];
+    if (file) void commands.openFile(file);
+  };
+
+  return (
+    <SessionContext.Provider value={session}>
+      <div className="app-shell" data-testid="app-shell"
+        onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
+        <Toolbar commands={commands} />
+        <Notices />
+        {hasDoc ? <Workspace /> : <Welcome commands={commands} />}
+        {dragging && <div className="drop-overlay">Drop to open</div>}
+        <input ref={fileInput} type="file" hidden accept=".pdf,.png,.jpg,.jpeg,.tif,.tiff,application/pdf,image/*" data-testid="file-input"
+          onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void commands.openFile(f); }} />
+      </div>
+    </SessionContext.Provider>
   );
 }

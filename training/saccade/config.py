@@ -11,7 +11,7 @@ DEFAULT_CONFIG = {
     "format_version": 1,
     "torch_dtype": "float16",
     "vision_config": {
-        "patch_size": 8, "in_channels": 1, "hidden_size": 128, "num_layers": 3,
+        "patch_size": 16, "in_channels": 1, "hidden_size": 128, "num_layers": 3,
         "num_heads": 4, "intermediate_size": 384, "merge_size": 2,
         "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
     },
@@ -20,7 +20,7 @@ DEFAULT_CONFIG = {
         "head_dim": 32, "intermediate_size": 768, "vocab_size": VOCAB_SIZE, "rms_norm_eps": 1e-6,
         "rope_theta": 10000.0, "mrope_section": [4, 6, 6], "max_position_embeddings": 4096,
     },
-    "image": {"max_image_tokens": 768, "min_height": 32, "unit": 16, "mean": 0.5, "std": 0.5},
+    "image": {"max_image_tokens": 768, "min_height": 32, "unit": 32, "mean": 0.5, "std": 0.5},
     "bos_token_id": BOS, "eos_token_id": EOS, "pad_token_id": PAD, "mask_token_id": MASK,
     "image_token_id": IMG, "prompt_token_ids": dict(PROMPTS),
     "diffusion_block_size": 32,

@@ -1,7 +1,7 @@
 """Reference decoders over one region: greedy AR, self-speculative (decision 0002) and pure diffusion.
 
-Every decoder counts forwards after the prefill: `tokens_per_forward` = tokens emitted after the prefill's
-token / decoder forwards after the prefill (draft and verify both count).
+Every decoder counts forwards after the prefill: `tokens_per_forward` = tokens emitted by those forwards /
+their number (draft and verify both count). Greedy AR takes its first token from the prefill's logits.
 """
 from dataclasses import dataclass, field
 
@@ -108,15 +108,23 @@ def greedy_ar(region, max_new=256):
 
 @torch.no_grad()
 def self_spec(region, block_size=32, max_new=256):
-    """Draft [c, MASK x B] then verify [a_1, d_2..d_B] causally; commit the agreeing run + one token."""
+    """Draft [c, MASK x B] then verify [a_1, d_2..d_B] causally; commit the agreeing run + one token.
+
+    The first round's c is the prompt, already in the prefill's cache, so its draft is [MASK x B] and a_1
+    comes from the prefill's last logits (the same rows an engine gets by drafting [PROMPT, MASK x B])."""
     B = block_size
-    c = int(region.prefill_logits.argmax())
-    out = Decoded([c])
-    c_pos = region.next_pos
-    while c != EOS and len(out.ids) < max_new:
-        logits, _ = region.forward([c] + [MASK] * B, c_pos, draft_mask(1, B), commit=1)
-        draft = logits[1:].argmax(-1).tolist()
-        draft[0] = int(logits[0].argmax())
+    out = Decoded([], from_prefill=0)
+    c, c_pos = None, region.next_pos - 1
+    while len(out.ids) < max_new:
+        if c is None:
+            logits, _ = region.forward([MASK] * B, c_pos + 1, draft_mask(0, B), commit=0)
+            a_1 = int(region.prefill_logits.argmax())
+        else:
+            logits, _ = region.forward([c] + [MASK] * B, c_pos, draft_mask(1, B), commit=1)
+            a_1 = int(logits[0].argmax())
+            logits = logits[1:]
+        draft = logits.argmax(-1).tolist()
+        draft[0] = a_1
         logits, verify_kv = region.forward(draft, c_pos + 1, causal(B), commit=0)
         verified = logits.argmax(-1).tolist()  # verified[k]: the AR token after draft[k]
         accepted = 1

@@ -2,10 +2,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from saccade.config import DEFAULT_CONFIG
 from saccade.preprocess import patchify, preprocess, target_size
 
-IMAGE = DEFAULT_CONFIG["image"]
+IMAGE = {"max_image_tokens": 768, "min_height": 32, "unit": 16, "mean": 0.5, "std": 0.5}
 
 
 def test_short_images_are_scaled_up_to_min_height():
@@ -33,3 +32,8 @@ def test_patches_are_row_major():
     assert grid == (2, 4)
     assert torch.equal(patches[1], x[:8, 8:16].reshape(-1))
     assert torch.equal(patches[4], x[8:16, :8].reshape(-1))
+
+
+def test_token_cap_takes_units_off_the_longer_side():
+    W, H = target_size(1000, 500, {**IMAGE, "max_image_tokens": 10})
+    assert (W // 16) * (H // 16) <= 10 and W >= H

@@ -9,7 +9,7 @@ from saccade.synth import generate_region
 from saccade.vocab import ALL_TOKENS, LATEX_COMMANDS, SPECIAL_TOKENS
 
 TOKENS = sorted(set(ALL_TOKENS) - set(SPECIAL_TOKENS), key=len, reverse=True)
-SEEDS = range(160)
+SEEDS = range(120)
 
 
 def tokenize(text: str) -> list[str] | None:
@@ -56,7 +56,7 @@ def test_targets_use_only_the_vocabulary(regions):
 
 def test_formula_targets_are_normalised_tokens():
     single = set(ALL_TOKENS) | set(LATEX_COMMANDS)
-    for seed in range(40):
+    for seed in range(30):
         target = generate_region(seed, "formula").target
         assert target == " ".join(target.split())
         for token in target.split():
@@ -64,14 +64,14 @@ def test_formula_targets_are_normalised_tokens():
 
 
 def test_words_and_chars_match_the_target():
-    for seed in range(60):
+    for seed in range(40):
         r = generate_region(seed, "text")
         assert [w for w, _ in r.words] == r.target.split()
         assert "".join(c for c, _ in r.chars) == "".join(r.target.split())
 
 
 def test_boxes_lie_inside_the_image_and_cover_ink():
-    for seed in range(80):
+    for seed in range(50):
         r = generate_region(seed, "text" if seed % 3 else "table")
         h, w = r.image.shape
         paper = float(np.percentile(r.image, 90))
@@ -84,7 +84,7 @@ def test_boxes_lie_inside_the_image_and_cover_ink():
 
 
 def test_table_targets_are_well_formed_grids():
-    for seed in range(60):
+    for seed in range(30):
         r = generate_region(seed, "table")
         root = ET.fromstring(r.target)
         assert root.tag == "table" and all(row.tag == "tr" for row in root)
@@ -111,10 +111,10 @@ def test_table_targets_are_well_formed_grids():
 def test_kind_mixture_and_short_crops(regions):
     kinds = [r.kind for r in regions]
     assert 0.6 < kinds.count("text") / len(kinds) < 0.8
-    assert kinds.count("table") > 10 and kinds.count("formula") > 6
+    assert kinds.count("table") > 8 and kinds.count("formula") > 4
     texts = [r for r in regions if r.kind == "text"]
-    assert sum(len(r.target.split()) <= 2 for r in texts) >= 10
-    assert sum("\n" in r.target for r in texts) >= 10
+    assert sum(len(r.target.split()) <= 2 for r in texts) >= 8
+    assert sum("\n" in r.target for r in texts) >= 8
 
 
 def test_single_line_crops_have_line_height(regions):
@@ -126,3 +126,33 @@ def test_single_line_crops_have_line_height(regions):
 def test_unknown_kind_is_rejected():
     with pytest.raises(ValueError):
         generate_region(0, "picture")
+
+
+def _digest_script() -> str:
+    return (
+        "import hashlib\n"
+        "from saccade.synth import generate_region\n"
+        "h = hashlib.sha256()\n"
+        "for seed, kind in ((1, 'text'), (2, 'text'), (3, 'table'), (4, 'formula')):\n"
+        "    r = generate_region(seed, kind)\n"
+        "    h.update(r.image.tobytes()); h.update(r.target.encode()); h.update(repr(r.words).encode())\n"
+        "print(h.hexdigest())\n"
+    )
+
+
+def test_output_does_not_depend_on_the_process():
+    """Data-loader workers are separate processes, each with its own string-hash seed."""
+    import contextlib
+    import io
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONHASHSEED=str(hash("salt") % 1000 + 1), PYTHONPATH=root)
+    other = subprocess.run([sys.executable, "-c", _digest_script()], env=env, capture_output=True, text=True,
+                           check=True).stdout.strip()
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        exec(_digest_script(), {})
+    assert other == here.getvalue().strip()

@@ -12,8 +12,9 @@ export interface EvalItem {
   image: string;
   /** Plain text (scribe, sroie), HTML (pubtabnet), normalised LaTeX (im2latex), or unused (omnidocbench). */
   truth: string;
-  /** omnidocbench: reading-order ground truth, blocks in order. */
+  /** omnidocbench: reading-order ground truth, blocks in order, in the coordinates of `truthSize`. */
   orderedBlocks?: Box[];
+  truthSize?: { width: number; height: number };
 }
 
 const IMAGE = /\.(png|jpe?g|tiff?)$/i;
@@ -71,7 +72,9 @@ export function loadDatasets(root: string): EvalItem[] {
   const omni = subfolder(root, 'omnidocbench');
   if (omni) {
     for (const p of pairs(join(omni, 'images'), join(omni, 'gt_json'), '.json')) {
-      items.push({ dataset: 'omnidocbench', name: p.stem, image: p.image, truth: '', orderedBlocks: omniOrder(p.truth) });
+      // Ground-truth boxes are in page_info's size, which is not always the size of the shipped image.
+      const info = (JSON.parse(p.truth) as { page_info: { width: number; height: number } }).page_info;
+      items.push({ dataset: 'omnidocbench', name: p.stem, image: p.image, truth: '', orderedBlocks: omniOrder(p.truth), truthSize: { width: info.width, height: info.height } });
     }
   }
   return items;

@@ -110,8 +110,9 @@ function buildLines(comps: Component[], xh: number): Box[] {
     for (let b = a + 1; b < order.length; b++) {
       const cj = comps[order[b]!]!;
       const hj = cj.y1 - cj.y0;
-      const gapLimit = 1.5 * Math.max(xh, 0.5 * Math.min(hi, hj));
-      if (cj.x0 > ci.x1 + 3 * xh + 0.75 * hi) break;
+      // A word space is about half a capital's height; a column gutter is several of them.
+      const gapLimit = Math.max(1.5 * xh, 1.5 * Math.max(hi, hj));
+      if (cj.x0 > ci.x1 + 12 * xh + 1.5 * hi) break;
       if (cj.x0 - ci.x1 > gapLimit) continue;
       if (verticalOverlap(ci, cj) >= 0.5 * Math.min(hi, hj)) uf.union(order[a]!, order[b]!);
     }
@@ -133,9 +134,31 @@ function buildLines(comps: Component[], xh: number): Box[] {
   return lines;
 }
 
+/**
+ * The usual blank space between consecutive lines of a paragraph on this page: the lower quartile of the
+ * gap from each line to the nearest line below it in the same column. Leading varies from 1.0 to 1.5 between
+ * documents, so block grouping is relative to it rather than to the line height alone.
+ */
+function typicalLineGap(sorted: Box[]): number {
+  const gaps: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i]!;
+    for (let j = i + 1; j < sorted.length; j++) {
+      const b = sorted[j]!;
+      if (b.y0 <= a.y0 + 0.5 * boxHeight(a) || horizontalOverlap(a, b) < 0.4 * Math.min(boxWidth(a), boxWidth(b))) continue;
+      gaps.push(Math.max(0, b.y0 - a.y1));
+      break;
+    }
+  }
+  const s = gaps.sort((x, y) => x - y);
+  return s.length ? s[Math.floor(s.length / 4)]! : 0;
+}
+
 /** Groups lines into blocks: vertically adjacent, overlapping horizontally, of similar height. */
 function buildBlocks(lines: Box[]): Box[][] {
   const sorted = [...lines].sort((a, b) => a.y0 - b.y0);
+  const lineGap = typicalLineGap(sorted);
+  const typicalHeight = Math.max(1, median(sorted.map(boxHeight)));
   const uf = new UnionFind(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
     const a = sorted[i]!;
@@ -143,10 +166,13 @@ function buildBlocks(lines: Box[]): Box[][] {
     for (let j = i + 1; j < sorted.length; j++) {
       const b = sorted[j]!;
       const hb = boxHeight(b);
-      if (b.y0 - a.y1 > 2 * Math.max(ha, hb)) break;
+      if (b.y0 - a.y1 > 3 * Math.max(ha, hb)) break;
       const gap = b.y0 - Math.max(a.y1, a.y0 + 1);
-      const ratio = Math.max(ha, hb) / Math.max(1, Math.min(ha, hb));
-      if (gap <= 0.7 * Math.min(ha, hb) && gap > -0.5 * Math.min(ha, hb) && ratio <= 1.6
+      const small = Math.min(ha, hb);
+      // Leading scales with the font: a paragraph in a larger face has proportionally larger gaps.
+      const limit = Math.min(1.5 * small, Math.max(0.5 * small, (1.3 * lineGap + 2) * Math.max(1, small / typicalHeight)));
+      const ratio = Math.max(ha, hb) / Math.max(1, small);
+      if (gap <= limit && gap > -0.5 * small && ratio <= 1.6
         && horizontalOverlap(a, b) >= 0.4 * Math.min(boxWidth(a), boxWidth(b))) {
         uf.union(i, j);
       }
@@ -183,12 +209,16 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
     const h = c.y1 - c.y0;
     // A frame around the page (scanner edge, photo border, a form's outline) is neither a table nor a figure;
     // what it encloses is laid out as if it were not there.
-    if (w * h > 0.5 * width * height && c.area < 0.1 * w * h) continue;
-    if (w >= 8 * xh && h <= Math.max(3, 0.35 * xh)) {
+    // In a photo, the desk around the sheet is one big dark shape touching the image edge.
+    // (Near rather than at the edge: deskewing turns the corners white.)
+    const touchesEdge = c.x0 < 0.03 * width || c.y0 < 0.03 * height || c.x1 > 0.97 * width || c.y1 > 0.97 * height;
+    if (w * h > 0.5 * width * height && (c.area < 0.1 * w * h || touchesEdge)) continue;
+    if (w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) {
       rules.push(c);
     } else if (w > 6 * xh && h > 6 * xh) {
       const runs = longRuns(ink, width, c, 0.6);
-      if (runs.rows >= 2 && runs.cols >= 2) tables.push(c);
+      // A plain frame (a chart's box) has two rules each way; a grid has more in at least one direction.
+      if (runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
       else if (c.area / (w * h) > 0.02) figures.push(c);
     } else if (w > 0 && h <= 8 * xh) {
       textComps.push(c);
@@ -200,12 +230,17 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   const taken = [...outerTables, ...figures];
   const freeText = textComps.filter((c) => !taken.some((b) => centreInside(c, b)));
 
-  const lines = buildLines(freeText, xh);
+  let lines = buildLines(freeText, xh);
+  const content = lines.length ? lines.reduce(unionBox) : { x0: 0, y0: 0, x1: width, y1: height };
+  const unruled = unruledTables(lines, boxWidth(content));
+  if (unruled.length) {
+    outerTables.push(...unruled);
+    lines = lines.filter((l) => !unruled.some((t) => centreInside(l, t)));
+  }
   const blocks: LayoutBlock[] = [];
   for (const t of outerTables) blocks.push({ kind: 'table', box: t, lines: [], order: null });
   for (const f of figures) blocks.push({ kind: 'figure', box: f, lines: [], order: null });
   const lineGroups = buildBlocks(lines);
-  const content = lines.length ? lines.reduce(unionBox) : { x0: 0, y0: 0, x1: width, y1: height };
   for (const group of lineGroups) {
     const box = group.reduce(unionBox);
     blocks.push({ kind: classifyTextBlock(group, box, freeText, xh, content, height, lineGroups), box, lines: group, order: null });
@@ -218,6 +253,41 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   }
   blocks.sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
   return { blocks, charHeight: xh };
+}
+
+/**
+ * Tables without rules: three or more consecutive rows that each break into several short pieces (cells).
+ * Text columns also break rows into pieces, but long ones, so pieces must be short against the page.
+ */
+function unruledTables(lines: Box[], contentWidth: number): Box[] {
+  const rows: Box[][] = [];
+  // Only short pieces can be cells; a text line beside a table must not join its rows.
+  const short = lines.filter((l) => boxWidth(l) < 0.3 * contentWidth);
+  for (const l of short.sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1))) {
+    const row = rows[rows.length - 1];
+    const first = row?.[0];
+    if (row && first && verticalOverlap(first, l) >= 0.5 * Math.min(boxHeight(first), boxHeight(l))) row.push(l);
+    else rows.push([l]);
+  }
+  const isCellRow = (r: Box[]) => r.length >= 3 && median(r.map(boxWidth)) < 0.22 * contentWidth;
+  const out: Box[] = [];
+  let run: Box[][] = [];
+  const flush = () => {
+    if (run.length >= 3) out.push(run.flat().reduce(unionBox));
+    run = [];
+  };
+  for (const r of rows) {
+    const box = r.reduce(unionBox);
+    const prev = run.length ? run[run.length - 1]!.reduce(unionBox) : null;
+    const continues = prev !== null && box.y0 - prev.y1 <= 2.5 * boxHeight(prev) && horizontalOverlap(box, prev) >= 0.5 * Math.min(boxWidth(box), boxWidth(prev));
+    if (isCellRow(r) && (continues || run.length === 0)) run.push(r);
+    else {
+      flush();
+      if (isCellRow(r)) run.push(r);
+    }
+  }
+  flush();
+  return out;
 }
 
 /** Tables drawn with horizontal rules only (booktabs style): three or more stacked rules of similar extent. */

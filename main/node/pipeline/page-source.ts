@@ -51,15 +51,15 @@ function scaleToFit(width: number, height: number): number {
 async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pdf'>): Promise<PageSource> {
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(bytes).metadata();
+    // Reading the header allocates nothing, so sharp's own pixel limit is lifted here and ours applied below.
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
     throw new Error(`not a readable ${format.toUpperCase()} image (${(err as Error).message})`);
   }
   const count = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
   const pages: PageInfo[] = [];
-  const scales: number[] = [];
   for (let i = 0; i < count; i++) {
-    const m = i === 0 ? meta : await sharp(bytes, { page: i }).metadata();
+    const m = i === 0 ? meta : await sharp(bytes, { page: i, limitInputPixels: false }).metadata();
     const w = m.autoOrient?.width ?? m.width;
     const h = m.autoOrient?.height ?? m.height;
     if (!w || !h) throw new Error(`page ${i + 1} of the ${format.toUpperCase()} image has no size`);
@@ -67,8 +67,7 @@ async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pd
       throw new Error(`the image is ${w}x${h} pixels (${Math.round((w * h) / 1e6)} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
     }
     const s = scaleToFit(w, h);
-    scales.push(s);
-    pages.push({ index: i, width: Math.max(1, Math.round(w * s)), height: Math.max(1, Math.round(h * s)) });
+    pages.push({ index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)) });
   }
   return {
     format,

@@ -1,7 +1,7 @@
 // Page preparation: flatten uneven lighting (photos, dark or faint scans), binarise, and undo rotation by
 // quarter turns and small skew, so that layout analysis sees level, black-on-white text.
 import type { Box } from '../../../common/protocol';
-import { connectedComponents } from './components';
+import { connectedComponents, type Component } from './components';
 import type { GrayImage } from './gray-image';
 
 export interface PreparedPage {
@@ -156,21 +156,23 @@ export function binarise(img: GrayImage): Uint8Array {
   return ink;
 }
 
-/** Foreground pixel coordinates, subsampled to at most `limit`, for the angle searches. */
-function inkSample(ink: Uint8Array, width: number, limit: number): Int32Array {
-  let n = 0;
-  for (let i = 0; i < ink.length; i++) n += ink[i]!;
-  const step = Math.max(1, Math.ceil(n / limit));
-  const pts = new Int32Array(2 * Math.ceil(n / step) + 2);
-  let k = 0;
-  let m = 0;
-  for (let i = 0; i < ink.length; i++) {
-    if (ink[i] && k++ % step === 0) {
-      pts[m++] = i % width;
-      pts[m++] = (i / width) | 0;
-    }
-  }
-  return pts.subarray(0, m);
+/** Glyph-sized components: big shapes (the desk around a photographed sheet, figures, rules) say nothing about text lines. */
+function glyphs(ink: Uint8Array, width: number, height: number): Component[] {
+  return connectedComponents(ink, width, height).filter((c) => {
+    const w = c.x1 - c.x0;
+    const h = c.y1 - c.y0;
+    return w >= 3 && h >= 3 && w < 120 && h < 120;
+  });
+}
+
+/** Bottom centres of glyphs (points on the baselines), as x, y pairs. */
+function baselinePoints(gs: Component[]): Int32Array {
+  const pts = new Int32Array(gs.length * 2);
+  gs.forEach((c, i) => {
+    pts[2 * i] = (c.x0 + c.x1) >> 1;
+    pts[2 * i + 1] = c.y1;
+  });
+  return pts;
 }
 
 /** How sharply the ink piles up into rows when projected at `degrees`: high for level text lines. */
@@ -194,8 +196,8 @@ function profileSharpness(pts: Int32Array, degrees: number, vertical: boolean, s
 
 /** Estimated skew of text lines in degrees (positive = lines fall to the right), within +-maxDegrees. */
 export function estimateSkew(ink: Uint8Array, width: number, height: number, maxDegrees = 6): number {
-  const pts = inkSample(ink, width, 60000);
-  if (pts.length < 200) return 0;
+  const pts = baselinePoints(glyphs(ink, width, height));
+  if (pts.length < 100) return 0;
   const size = width + height;
   let best = 0;
   let bestScore = -1;
@@ -217,16 +219,12 @@ export function estimateSkew(ink: Uint8Array, width: number, height: number, max
  * whether its nearest close neighbour sits beside it or above/below it.
  */
 export function linesRunVertically(ink: Uint8Array, width: number, height: number): boolean {
-  const glyphs = connectedComponents(ink, width, height).filter((c) => {
-    const w = c.x1 - c.x0;
-    const h = c.y1 - c.y0;
-    return w >= 3 && h >= 3 && w < 120 && h < 120;
-  });
-  if (glyphs.length < 50) return false;
+  const gs = glyphs(ink, width, height);
+  if (gs.length < 50) return false;
   const cell = 64;
   const cols = Math.ceil(width / cell);
   const grid = new Map<number, number[]>();
-  glyphs.forEach((c, i) => {
+  gs.forEach((c, i) => {
     const k = Math.floor(c.y0 / cell) * cols + Math.floor(c.x0 / cell);
     const list = grid.get(k);
     if (list) list.push(i);
@@ -234,7 +232,7 @@ export function linesRunVertically(ink: Uint8Array, width: number, height: numbe
   });
   let beside = 0;
   let stacked = 0;
-  for (const c of glyphs) {
+  for (const c of gs) {
     const size = Math.max(c.x1 - c.x0, c.y1 - c.y0);
     let side = false;
     let stack = false;
@@ -243,7 +241,7 @@ export function linesRunVertically(ink: Uint8Array, width: number, height: numbe
     for (let dy = -2; dy <= 2; dy++) {
       for (let dx = -2; dx <= 2; dx++) {
         for (const j of grid.get((gy + dy) * cols + gx + dx) ?? []) {
-          const o = glyphs[j]!;
+          const o = gs[j]!;
           if (o === c) continue;
           const hGap = Math.max(o.x0 - c.x1, c.x0 - o.x1);
           const vGap = Math.max(o.y0 - c.y1, c.y0 - o.y1);

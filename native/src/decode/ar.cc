@@ -2,22 +2,34 @@
 
 namespace saccade {
 
-void decode_ar(DecodeContext& ctx, Sequence& seq) {
+void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
   const int V = ctx.model.cfg.text.vocab_size;
   const DecodeOptions& o = ctx.opts;
-  const double t0 = now_ms();
-  for (int round = 0; !seq.done() && !ctx.cancel.load(); ++round) {
-    const int L = seq.cache().len;
-    const std::vector<float> logits = seq.forward({{seq.pending(), L, L + 1}});
-    seq.cache().len = L + 1;
-    const std::vector<float> p = distribution(logits.data(), V, o.temperature, o.top_p);
-    const int id = o.temperature > 0 ? sample(p, ctx.rng) : argmax(logits.data(), V);
-    const float prob = o.temperature > 0 ? p[size_t(id)] : softmax_prob(logits.data(), V, id);
-    seq.end_step(0);
-    seq.commit({{id, TokenSource::AR, -1.0f, prob, 0}}, round, ctx.sink);
-    ++seq.stats().rounds;
+  for (int round = 0; !ctx.cancel.load(); ++round) {
+    std::vector<Sequence*> active;
+    std::vector<std::vector<Row>> rows;
+    for (Sequence* s : seqs)
+      if (!s->done()) {
+        active.push_back(s);
+        rows.push_back({{s->pending(), s->cache().len, s->cache().len + 1}});
+      }
+    if (active.empty()) break;
+    const double t0 = now_ms();
+    const std::vector<std::vector<float>> logits = forward_batch(ctx.decoder, active, rows);
+    const double ms = now_ms() - t0;
+    for (size_t i = 0; i < active.size(); ++i) {
+      Sequence& seq = *active[i];
+      const float* row = logits[i].data();
+      seq.cache().len += 1;
+      const std::vector<float> p = distribution(row, V, o.temperature, o.top_p);
+      const int id = o.temperature > 0 ? sample(p, ctx.rng) : argmax(row, V);
+      const float prob = o.temperature > 0 ? p[size_t(id)] : softmax_prob(row, V, id);
+      seq.end_step(0);
+      seq.commit({{id, TokenSource::AR, -1.0f, prob, 0}}, round, ctx.sink);
+      ++seq.stats().rounds;
+      seq.stats().decode_ms += ms;
+    }
   }
-  seq.stats().decode_ms += now_ms() - t0;
 }
 
 }  // namespace saccade

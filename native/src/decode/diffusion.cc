@@ -8,7 +8,6 @@ void decode_diffusion(DecodeContext& ctx, Sequence& seq) {
   const ModelConfig& c = ctx.model.cfg;
   const int V = c.text.vocab_size, mask = c.mask_token_id;
   const DecodeOptions& o = ctx.opts;
-  const double t_start = now_ms();
   // Committed tokens whose KV is not cached yet; they lead the next block's first forward, causally.
   std::vector<int> uncached{seq.pending()};
   for (int round = 0; !seq.done() && !ctx.cancel.load(); ++round) {
@@ -82,9 +81,9 @@ void decode_diffusion(DecodeContext& ctx, Sequence& seq) {
     e.committed = uncached;
     e.forwards = forwards;
     e.draft_ms = now_ms() - t0;
+    seq.stats().decode_ms += e.draft_ms;
     ctx.sink.emit(std::move(e));
   }
-  seq.stats().decode_ms += now_ms() - t_start;
 }
 
 }  // namespace saccade

@@ -29,6 +29,7 @@ void validate(const DecodeOptions& o, int num_layers) {
   if (!(o.temperature >= 0 && o.temperature <= 100)) throw EngineError("temperature must be >= 0");
   if (!(o.top_p > 0 && o.top_p <= 1)) throw EngineError("topP must be in (0, 1]");
   if (o.max_new_tokens < 1) throw EngineError("maxNewTokens must be >= 1");
+  if (o.batch_size < 1 || o.batch_size > 64) throw EngineError("batchSize must be in 1..64");
   if (o.fixation.enabled) {
     if (o.fixation.warmup_steps < 1) throw EngineError("fixation.warmupSteps must be >= 1");
     if (o.fixation.focal_layers < 1 || o.fixation.focal_layers > num_layers)
@@ -49,44 +50,52 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
                         : auto_block             ? kMaxAutoBlock
                         : o.block_size > 0       ? o.block_size
                                                  : m.cfg.diffusion_block_size;
-  DecodeContext ctx{m, o, sink, cancel, Rng(o.seed)};
-  for (const RegionInput& in : regions) {
-    if (cancel.load()) break;
-    Sequence seq(m, dec, in, o, max_block);
-    Event start{};
-    start.type = Event::Type::RegionStart;
-    start.region_id = seq.id();
-    start.kind = seq.kind();
-    start.grid_rows = seq.grid_rows();
-    start.grid_cols = seq.grid_cols();
-    start.image_tokens = seq.image_tokens();
-    sink.emit(std::move(start));
+  DecodeContext ctx{m, dec, o, sink, cancel, Rng(o.seed)};
+  const size_t group = o.mode == DecodeMode::Diffusion ? 1 : size_t(o.batch_size);
+  for (size_t first = 0; first < regions.size() && !cancel.load(); first += group) {
+    std::vector<std::unique_ptr<Sequence>> owned;
+    std::vector<Sequence*> seqs;
+    for (size_t i = first; i < std::min(regions.size(), first + group); ++i) {
+      owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, max_block));
+      Sequence& seq = *owned.back();
+      seqs.push_back(&seq);
+      Event start{};
+      start.type = Event::Type::RegionStart;
+      start.region_id = seq.id();
+      start.kind = seq.kind();
+      start.grid_rows = seq.grid_rows();
+      start.grid_cols = seq.grid_cols();
+      start.image_tokens = seq.image_tokens();
+      sink.emit(std::move(start));
+    }
 
     switch (o.mode) {
-      case DecodeMode::AR: decode_ar(ctx, seq); break;
-      case DecodeMode::Diffusion: decode_diffusion(ctx, seq); break;
-      case DecodeMode::Spec:
+      case DecodeMode::AR: decode_ar(ctx, seqs); break;
+      case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
+      case DecodeMode::Spec: {
+        std::vector<std::unique_ptr<BlockSizer>> sizers(seqs.size());
         if (auto_block) {
           if (costs->widths.empty())
-            *costs = measure_forward_costs(m, calibration_widths(), std::max(64, seq.cache().len), 2);
-          BlockSizer sizer(*costs, kMaxAutoBlock);
-          decode_self_spec(ctx, seq, &sizer);
-        } else {
-          decode_self_spec(ctx, seq, nullptr);
+            *costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
+          for (auto& s : sizers) s = std::make_unique<BlockSizer>(*costs, kMaxAutoBlock);
         }
+        decode_self_spec(ctx, seqs, sizers);
         break;
+      }
     }
-    if (seq.fixation()) seq.stats().visual_token_fraction = seq.fixation()->visual_token_fraction();
-    RegionResult r{seq.id(), m.tokenizer.decode(seq.output()), seq.output(), seq.stats()};
-    if (!cancel.load() || seq.done()) {
-      Event end{};
-      end.type = Event::Type::RegionEnd;
-      end.region_id = r.id;
-      end.text = r.text;
-      end.stats = r.stats;
-      sink.emit(std::move(end));
+    for (Sequence* seq : seqs) {
+      if (seq->fixation()) seq->stats().visual_token_fraction = seq->fixation()->visual_token_fraction();
+      RegionResult r{seq->id(), m.tokenizer.decode(seq->output()), seq->output(), seq->stats()};
+      if (seq->done()) {
+        Event end{};
+        end.type = Event::Type::RegionEnd;
+        end.region_id = r.id;
+        end.text = r.text;
+        end.stats = r.stats;
+        sink.emit(std::move(end));
+      }
+      result.regions.push_back(std::move(r));
     }
-    result.regions.push_back(std::move(r));
   }
   result.cancelled = cancel.load();
   return result;

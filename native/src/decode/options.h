@@ -23,6 +23,7 @@ struct DecodeOptions {
   float top_p = 1;
   uint64_t seed = 0;
   int max_new_tokens = 1024;
+  int batch_size = 1;  // regions decoded together, one shared forward per step (AR and spec)
   FixationOptions fixation;
 };
 

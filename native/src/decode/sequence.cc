@@ -73,9 +73,8 @@ Pos3 Sequence::pos_of(int slot) const {
   return {p, p, p};
 }
 
-std::vector<float> Sequence::forward(const std::vector<Row>& rows) {
-  std::vector<Segment> segs(1);
-  Segment& s = segs[0];
+Segment Sequence::segment(const std::vector<Row>& rows) {
+  Segment s;
   s.cache = &cache_;
   s.first_slot = rows.front().slot;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -91,7 +90,29 @@ std::vector<float> Sequence::forward(const std::vector<Row>& rows) {
     s.hook = fix_.get();
   }
   ++stats_.forwards;
+  return s;
+}
+
+std::vector<float> Sequence::forward(const std::vector<Row>& rows) {
+  std::vector<Segment> segs{segment(rows)};
   return dec_.forward(segs);
+}
+
+std::vector<std::vector<float>> forward_batch(Decoder& dec, const std::vector<Sequence*>& seqs,
+                                              const std::vector<std::vector<Row>>& rows) {
+  std::vector<Segment> segs;
+  for (size_t i = 0; i < seqs.size(); ++i) segs.push_back(seqs[i]->segment(rows[i]));
+  const std::vector<float> all = dec.forward(segs);
+  size_t total = 0;
+  for (const auto& r : rows) total += r.size();
+  const size_t V = all.size() / total;
+  std::vector<std::vector<float>> out;
+  size_t at = 0;
+  for (const auto& r : rows) {
+    out.emplace_back(all.begin() + long(at), all.begin() + long(at + r.size() * V));
+    at += r.size() * V;
+  }
+  return out;
 }
 
 void Sequence::end_step(int carry_row) {

@@ -59,6 +59,8 @@ class Sequence {
   Pos3 pos_of(int slot) const;
   // Runs one forward over rows (slots >= cache().len). Returns logits [rows, vocab].
   std::vector<float> forward(const std::vector<Row>& rows);
+  // The decoder segment for rows, counted as one forward of this sequence (forward_batch uses it).
+  Segment segment(const std::vector<Row>& rows);
   // Tells the fixation controller which row's selection to carry into the next step.
   void end_step(int carry_row);
 
@@ -84,6 +86,7 @@ class Sequence {
 // Shared by the strategies.
 struct DecodeContext {
   Model& model;
+  Decoder& decoder;
   const DecodeOptions& opts;
   EventSink& sink;
   const std::atomic<bool>& cancel;
@@ -91,5 +94,11 @@ struct DecodeContext {
 };
 
 double now_ms();
+
+// One decoder forward over several sequences (rows of all of them share every GEMM). rows[i] belongs to
+// seqs[i]; returns each sequence's logits [rows, vocab]. Rows stay independent, so results equal
+// per-sequence forwards bit for bit.
+std::vector<std::vector<float>> forward_batch(Decoder& dec, const std::vector<Sequence*>& seqs,
+                                              const std::vector<std::vector<Row>>& rows);
 
 }  // namespace saccade

@@ -26,9 +26,10 @@ void target_size(const ModelConfig& c, int w, int h, int* W, int* H) {
 
 std::vector<float> resize_bilinear(const uint8_t* src, int w, int h, int W, int H) {
   std::vector<float> out(size_t(W) * H);
-  const float sy = float(h) / float(H), sx = float(w) * 1.0f / float(W);
+  const float sy = float(h) / float(H), sx = float(w) / float(W);
+  // As torch computes it: the source index in double from the float scale, then rounded to float.
   auto source = [](float scale, int dst, int in, int* i0, int* step, float* l1) {
-    float s = scale * (float(dst) + 0.5f) - 0.5f;
+    float s = float(double(scale) * (double(dst) + 0.5) - 0.5);
     if (s < 0) s = 0;
     *i0 = std::min(int(s), in - 1);
     *step = *i0 < in - 1 ? 1 : 0;

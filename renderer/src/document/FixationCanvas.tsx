@@ -18,6 +18,20 @@ function heatFor(run: DecodeRun, refs: TokenRef[]): HeatCell[] {
   return mergeCells(lists);
 }
 
+const HEAT_DOWNSCALE = 6;
+let scratch: HTMLCanvasElement | null = null;
+
+function heatScratch(width: number, height: number): HTMLCanvasElement {
+  scratch ??= document.createElement('canvas');
+  const w = Math.ceil(width / HEAT_DOWNSCALE);
+  const h = Math.ceil(height / HEAT_DOWNSCALE);
+  if (scratch.width !== w || scratch.height !== h) {
+    scratch.width = w;
+    scratch.height = h;
+  }
+  return scratch;
+}
+
 function draw(canvas: HTMLCanvasElement, s: SessionState, scale: number): number {
   const ctx = canvas.getContext('2d')!;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -46,15 +60,23 @@ function draw(canvas: HTMLCanvasElement, s: SessionState, scale: number): number
   const onPage = refs.filter((r) => run.regions.get(r.regionId)?.page === s.page);
   if (!s.overlays.heatmap || onPage.length === 0) return 0;
   const cells = heatFor(run, onPage);
-  ctx.globalAlpha = 1;
-  ctx.filter = `blur(${Math.max(2, 4 * scale * dpr)}px)`;
+  // Cells are painted into a small canvas at 1/HEAT_DOWNSCALE of page resolution and scaled up with smoothing:
+  // a soft heatmap for the cost of one drawImage (a blur filter per cell is far too slow on software canvas).
+  const page = heatScratch(canvas.width, canvas.height);
+  const hctx = page.getContext('2d')!;
+  hctx.setTransform(1, 0, 0, 1, 0, 0);
+  hctx.clearRect(0, 0, page.width, page.height);
+  const k = (scale * dpr) / HEAT_DOWNSCALE;
   for (const c of cells) {
-    const a = Math.min(0.85, 0.15 + c.weight * 0.75);
-    ctx.fillStyle = `rgba(255, ${Math.round(60 + 140 * (1 - c.weight))}, 40, ${a})`;
-    ctx.fillRect(c.x, c.y, c.w, c.h);
+    hctx.fillStyle = `rgba(255, ${Math.round(60 + 140 * (1 - c.weight))}, 40, ${Math.min(0.85, 0.15 + c.weight * 0.75)})`;
+    hctx.fillRect(c.x * k, c.y * k, Math.max(1, c.w * k), Math.max(1, c.h * k));
   }
-  ctx.filter = 'none';
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.globalAlpha = 1;
+  ctx.imageSmoothingEnabled = true;
+  ctx.imageSmoothingQuality = 'high';
+  ctx.drawImage(page, 0, 0, page.width, page.height, 0, 0, page.width * HEAT_DOWNSCALE, page.height * HEAT_DOWNSCALE);
+  ctx.setTransform(scale * dpr, 0, 0, scale * dpr, 0, 0);
   ctx.strokeStyle = 'rgba(255, 120, 40, 0.9)';
   ctx.lineWidth = 1.5 / scale;
   for (const ref of onPage) {

@@ -27,7 +27,7 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
           <g key={r.id} className={`region-box status-${r.status}${selected === r.id ? ' selected' : ''}`} data-region={r.id}
             onClick={() => { store.setState({ selectedRegion: r.id }); editorHandle.current?.revealRegion(r.id); }}>
             <rect x={r.box.x0} y={r.box.y0} width={w} height={h} stroke={color} fill={color}
-              strokeWidth={(selected === r.id ? 2.5 : 1.5) / scale} />
+              strokeWidth={(selected === r.id || r.status === 'decoding' ? 2.5 : 1.5) / scale} />
             <text x={r.box.x0 + 2 / scale} y={r.box.y0 - 4 / scale} fill={color} fontSize={11 / scale}>
               {r.order !== null ? `${r.order + 1} · ` : ''}{r.kind}
             </text>

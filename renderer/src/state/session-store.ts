@@ -52,6 +52,8 @@ export interface SessionState {
   zoom: number | 'fit';
   theme: Theme;
   overlays: Overlays;
+  /** The engine restarted since the document was opened in it, so it must be opened again before decoding. */
+  engineLostDocument: boolean;
   /** AR tokens per second measured on this model and backend, the baseline for "speed against AR". */
   arTokensPerSecond: number | null;
 }
@@ -100,6 +102,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     theme: readJson<Theme>(storage, THEME_KEY, 'dark') === 'light' ? 'light' : 'dark',
     overlays: { boxes: true, heatmap: true, tokens: true, ...readJson<Partial<Overlays>>(storage, OVERLAYS_KEY, {}) },
     arTokensPerSecond: null,
+    engineLostDocument: false,
   }));
 
   let queued: SessionEvent[] = [];
@@ -111,12 +114,12 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     const { run } = store.getState();
     const crash = events.find((e) => e.type === 'engine_crashed');
     if (run) run.apply(events);
-    store.setState((s) => ({
-      revision: s.revision + 1,
-      ...(crash && crash.type === 'engine_crashed' && (s.phase === 'decoding' || s.phase === 'opening' || s.doc)
-        ? { phase: s.phase === 'decoding' || s.phase === 'opening' ? 'crashed' as const : s.phase, crashReason: crash.reason }
-        : {}),
-    }));
+    store.setState((s) => {
+      if (!crash || crash.type !== 'engine_crashed') return { revision: s.revision + 1 };
+      // The engine process is gone, and with it the documents it had open: they are reopened on next use.
+      const interrupted = s.phase === 'decoding' || s.phase === 'opening' || s.phase === 'failed';
+      return { revision: s.revision + 1, engineLostDocument: s.doc !== null, ...(interrupted ? { phase: 'crashed' as const, crashReason: crash.reason, notice: null } : {}) };
+    });
   };
   transport.onEvents((events) => {
     queued.push(...events);
@@ -139,7 +142,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     const draft = loadDraft(storage, key);
     store.setState({
       doc: { info, source, bytes, key, draft }, run: null, phase: 'idle', focus: null, selectedRound: null,
-      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null,
+      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false,
     });
     transport.shell?.documentChanged(info.name);
     return draft;
@@ -167,6 +170,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       flush();
       if (store.getState().run !== run) return;
       if (store.getState().phase === 'crashed') return;
+      // A crash event that is still on its way turns this into 'crashed' when it is applied.
       store.setState({ phase: 'failed', notice: { kind: 'error', text: `Decoding failed: ${message(err)}` } });
     }
   };
@@ -207,16 +211,27 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         const draft = adopt(doc, { kind: 'file', name }, bytes);
         if (!draft) await actions.decode();
       } catch (err) {
-        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open ${name}: ${message(err)}` } });
+        const reason = message(err);
+        const text = reason.startsWith(`${name}: `) ? reason.slice(name.length + 2) : reason;
+        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open ${name}: ${text}` } });
       }
     },
 
     async decode() {
-      const { doc, phase } = store.getState();
+      const { doc, phase, engineLostDocument } = store.getState();
       if (!doc || phase === 'decoding') return;
+      let docId = doc.info.docId;
+      if (engineLostDocument) {
+        try {
+          docId = await reopen(doc);
+        } catch (err) {
+          store.setState({ phase: 'failed', notice: { kind: 'error', text: `Could not reopen ${doc.info.name}: ${message(err)}` } });
+          return;
+        }
+      }
       // Decoding again replaces the text; the draft stays in storage until the new text autosaves over it.
-      store.setState({ doc: { ...doc, draft: null } });
-      await runDecode(new DecodeRun(doc.info.docId), null);
+      store.setState({ doc: { ...doc, draft: null, info: { ...doc.info, docId } }, engineLostDocument: false });
+      await runDecode(new DecodeRun(docId), null);
     },
 
     async cancel() {
@@ -230,7 +245,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       store.setState({ phase: 'opening', crashReason: null, notice: { kind: 'info', text: 'Restarting the engine…' } });
       try {
         const docId = await reopen(doc);
-        store.setState({ doc: { ...doc, info: { ...doc.info, docId } } });
+        store.setState({ doc: { ...doc, info: { ...doc.info, docId } }, engineLostDocument: false });
         if (!run) {
           await runDecode(new DecodeRun(docId), null);
           return;

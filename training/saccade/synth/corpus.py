@@ -21,14 +21,16 @@ COPYRIGHT_GLOB = "/usr/share/doc/*/copyright"
 FORTUNE_DIR = "/usr/share/games/fortunes"
 DICTIONARY = "/usr/share/dict/words"
 
-COPYRIGHT_BYTES = 6000  # per package: enough variety, keeps loading under a second
+COPYRIGHT_BYTES = 3000  # per package: notices repeat, licences and literature should dominate
 MIN_PASSAGE_WORDS = 6
 
 # Frequent characters outside the vocabulary with a faithful replacement inside it.
 TRANSLITERATION = str.maketrans({"\t": " ", "\u00a0": " ", "\u2010": "-", "\u2011": "-", "\u2212": "-",
                                  "\u2032": "'", "\u2033": '"', "\u00ab": '"', "\u00bb": '"', "\u201e": '"',
                                  "\u2022": "•", "\u25cf": "•", "\u00ad": ""})
-DECORATION = re.compile(r"^[\s\-=*#_~.+|]{3,}$")
+DECORATION = re.compile(r"^[\s\-=*#_~.+|]{3,}$|^\s*\.\s*$")
+# Machine-readable copyright headers (file globs, URLs of formats) read like no printed document.
+MACHINE_FIELD = re.compile(r"^\s*(Files|Format|Source|Upstream-[A-Za-z]+|Format-Specification|X-[A-Za-z-]+):")
 
 
 def _clean_word(word: str) -> str | None:
@@ -42,12 +44,16 @@ def _clean_word(word: str) -> str | None:
     return None
 
 
+def _looks_like_path(word: str) -> bool:
+    return "/" in word or "*" in word or word.endswith((".c", ".h", ".cpp", ".py", ".js", ".in", ".am"))
+
+
 def _passages_of(text: str) -> list[list[str]]:
     passages = []
     for block in re.split(r"\n\s*\n", text):
-        lines = [ln for ln in block.splitlines() if not DECORATION.match(ln)]
+        lines = [ln for ln in block.splitlines() if not DECORATION.match(ln) and not MACHINE_FIELD.match(ln)]
         words = [w for w in (_clean_word(w) for w in " ".join(lines).split()) if w]
-        if len(words) >= MIN_PASSAGE_WORDS:
+        if len(words) >= MIN_PASSAGE_WORDS and sum(map(_looks_like_path, words)) < 0.2 * len(words):
             passages.append(words)
     return passages
 
@@ -92,10 +98,11 @@ def _cumulative_lengths() -> tuple[int, ...]:
     return tuple(itertools.accumulate(len(p) for p in passages()))
 
 
-def words_span(rng: random.Random, n: int) -> list[str]:
+def words_span(rng: random.Random, n: int, sentence_start: bool | None = None) -> list[str]:
     """`n` consecutive words of one passage (fewer when the passage is shorter).
 
-    Passages are drawn in proportion to their length, so long prose outweighs the many short notices.
+    Passages are drawn in proportion to their length, so long prose outweighs the many short notices. The
+    span begins at a sentence when `sentence_start` says so (None: half the time, as line crops do).
     """
     corpus, cumulative = passages(), _cumulative_lengths()
     passage = corpus[bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))]
@@ -103,7 +110,7 @@ def words_span(rng: random.Random, n: int) -> list[str]:
         return list(passage)
     start = rng.randrange(len(passage) - n + 1)
     # Prefer starting at a sentence start half the time: paragraphs in documents do.
-    if rng.random() < 0.5:
+    if sentence_start or (sentence_start is None and rng.random() < 0.5):
         for i in range(start, max(-1, start - 40), -1):
             if i == 0 or passage[i - 1].endswith((".", "!", "?", ":")):
                 start = min(i, len(passage) - n)

@@ -61,14 +61,17 @@ class PageBuilder:
         probe = " ".join(corpus.words_span(rng, 40))
         self.face = covering_face(rng, probe, rng.choice(("serif", "serif", "sans")))
 
-    def place(self, ink: Ink, x: int, y: int, kind: str, target: str, max_width: int, column: int = 0) -> int:
-        """Paste `ink` trimmed to its ink with its left edge at x; returns the height used (0 if it failed)."""
+    @staticmethod
+    def fit(ink: Ink, max_width: int) -> np.ndarray:
+        """The block's ink, trimmed, and shrunk when wider than the column."""
         coverage, _ = _trimmed(ink)
         if coverage.shape[1] > max_width:
             coverage, _ = _trimmed(_scale(Ink(coverage), max_width / coverage.shape[1]))
+        return coverage
+
+    def put(self, coverage: np.ndarray, x: int, y: int, kind: str, target: str, column: int = 0) -> int:
+        """Print a fitted block with its top-left corner at (x, y); returns its height."""
         h, w = coverage.shape
-        if y + h > self.coverage.shape[0] or w == 0:
-            return 0
         paste(self.coverage, coverage, x, y)
         self.regions.append(dict(box=(x, y, x + w, y + h), kind=kind, order=None, target=target, column=column))
         return h
@@ -78,31 +81,45 @@ class PageBuilder:
         return render_text(self.rng, layout, size=size or self.body_size, width=width, face=self.face)
 
 
-def _column_block(builder: PageBuilder, rng: random.Random, width: int) -> tuple[Ink, str, str]:
+def _caption(rng: random.Random, label: str) -> str:
+    words = corpus.words_span(rng, rng.randint(3, 12)) if rng.random() < 0.5 else phrases.heading(rng).split()
+    return f"{label} {rng.randint(1, 12)}{rng.choice(('.', ':', ' —', ''))} " + " ".join(words)
+
+
+def _column_blocks(builder: PageBuilder, rng: random.Random, width: int) -> list[tuple[Ink, str, str]]:
+    """The next group of blocks for a column: one block, or a table or figure with its caption."""
     choice = rng.random()
     if choice < 0.55:
-        ink, target = builder.text(TextLayout(prose=corpus.words_span(rng, rng.randint(20, 140)),
+        ink, target = builder.text(TextLayout(prose=corpus.words_span(rng, rng.randint(20, 140), sentence_start=True),
                                               align=rng.choice(("left", "justify")), max_lines=60), width)
-        return ink, "text", target
+        return [(ink, "text", target)]
     if choice < 0.65:
         ink, target = builder.text(TextLayout(lines=[[phrases.heading(rng)]], bold=True), width,
                                    size=int(builder.body_size * rng.uniform(1.1, 1.5)))
-        return ink, "title", target
+        return [(ink, "title", target)]
     if choice < 0.77:
         style = phrases.list_style(rng)
-        items = [phrases.list_marker(style, i) + " " + " ".join(corpus.words_span(rng, rng.randint(3, 10)))
+        items = [phrases.list_marker(style, i) + " " + " ".join(corpus.words_span(rng, rng.randint(3, 10), True))
                  for i in range(rng.randint(2, 5))]
         ink, target = builder.text(TextLayout(lines=[[item] for item in items]), width)
-        return ink, "list", target
+        return [(ink, "list", target)]
     if choice < 0.89:
         cells, n_rows, n_cols, kinds = build_cells(rng)
-        ink = render_table(rng, cells, n_rows, n_cols, kinds, size=max(11, builder.body_size - 2))
-        return ink, "table", to_html(cells, n_rows)
+        group = [(render_table(rng, cells, n_rows, n_cols, kinds, size=max(11, builder.body_size - 2)), "table",
+                  to_html(cells, n_rows))]
+        if rng.random() < 0.6:
+            ink, target = builder.text(TextLayout(lines=[[_caption(rng, "Table")]]), width)
+            group.insert(0, (ink, "text", target))
+        return group
     if choice < 0.95:
-        ink, target = make_formula(rng, em=builder.body_size * rng.uniform(1.0, 1.3))
-        return ink, "formula", target
-    height = int(width * rng.uniform(0.4, 0.75))
-    return Ink(_figure(rng, width, height)), "figure", ""
+        ink, target = make_formula(rng, em=builder.body_size * rng.uniform(1.15, 1.5))
+        return [(ink, "formula", target)]
+    figure_width = int(width * rng.uniform(0.5, 1.0))
+    group = [(Ink(_figure(rng, figure_width, int(figure_width * rng.uniform(0.4, 0.7)))), "figure", "")]
+    if rng.random() < 0.8:
+        ink, target = builder.text(TextLayout(lines=[[_caption(rng, rng.choice(("Figure", "Fig.")))]]), width)
+        group.append((ink, "text", target))
+    return group
 
 
 def generate_page(seed: int) -> Page:
@@ -121,19 +138,19 @@ def generate_page(seed: int) -> Page:
     if rng.random() < 0.6:
         ink, target = builder.text(TextLayout(lines=[[rng.choice((phrases.company, phrases.heading))(rng)]]),
                                    text_width, size=small)
-        y += builder.place(ink, margin_x, y, "header", target, text_width) + gap
+        y += builder.put(builder.fit(ink, text_width), margin_x, y, "header", target) + gap
     if rng.random() < 0.6:
         footer = rng.choice((f"Page {rng.randint(1, 40)}", str(rng.randint(1, 300)),
                              f"{phrases.company(rng)} · Confidential", phrases.url(rng)))
         ink, target = builder.text(TextLayout(lines=[[footer]]), text_width, size=small)
-        coverage, _ = _trimmed(ink)
+        coverage = builder.fit(ink, text_width)
         footer_y = height - margin_y - coverage.shape[0]
-        footer_height = builder.place(ink, margin_x + (text_width - coverage.shape[1]) // 2, footer_y, "footer",
-                                      target, text_width) + gap
+        footer_height = builder.put(coverage, margin_x + (text_width - coverage.shape[1]) // 2, footer_y, "footer",
+                                    target) + gap
     if rng.random() < 0.6:
         ink, target = builder.text(TextLayout(lines=[[phrases.heading(rng)]], bold=True), text_width,
                                    size=int(builder.body_size * rng.uniform(1.5, 2.2)))
-        y += builder.place(ink, margin_x, y, "title", target, text_width) + gap
+        y += builder.put(builder.fit(ink, text_width), margin_x, y, "title", target) + gap
 
     columns = 2 if rng.random() < 0.3 else 1
     column_gap = int(width * 0.04)
@@ -142,14 +159,12 @@ def generate_page(seed: int) -> Page:
     for c in range(columns):
         x, cy = margin_x + c * (column_width + column_gap), y
         for _ in range(12):
-            ink, kind, target = _column_block(builder, rng, column_width)
-            used = builder.place(ink, x, cy, kind, target, column_width, column=c)
-            if used == 0 or cy + used > bottom:
-                if used:
-                    builder.regions.pop()  # it ran into the footer: undo
-                    builder.coverage[cy:cy + used, x:x + column_width] = 0
+            group = [(builder.fit(ink, column_width), kind, target)
+                     for ink, kind, target in _column_blocks(builder, rng, column_width)]
+            if cy + sum(cov.shape[0] + gap for cov, _, _ in group) - gap > bottom:
                 break
-            cy += used + gap
+            for coverage, kind, target in group:
+                cy += builder.put(coverage, x, cy, kind, target, column=c) + gap
 
     order = 0
     for region in sorted(builder.regions, key=_reading_key):

@@ -4,6 +4,7 @@ that only uses vocabulary characters.
 """
 
 import random
+from collections.abc import Callable
 
 from . import corpus
 
@@ -189,11 +190,39 @@ def _ascii(text: str) -> str:
     return text.translate(str.maketrans("üöäéèëçøß", "uoaeeecos"))
 
 
+def _terms(rng: random.Random) -> str:
+    return rng.choice(("Net 30", "Net 15", "Due on receipt", "2% 10, Net 30", "Prepaid", "COD", "EOM"))
+
+
+def _field_value(label: str) -> Callable[[random.Random], str]:
+    """What goes after a form label: dates after date labels, money after money labels, and so on."""
+    if "Date" in label or label in ("Period",):
+        return date
+    if label in ("Amount Due", "Total", "Subtotal", "Tax", "VAT", "Balance", "Unit Price", "Amount"):
+        return amount
+    if label in ("Name", "Signature"):
+        return person
+    if label in ("Phone", "Fax", "Tel."):
+        return phone
+    if label == "Email":
+        return email
+    if label in ("Address", "Ship to", "Bill to"):
+        return lambda r: f"{street(r)}, {city_line(r)}"
+    if label == "Qty":
+        return quantity
+    if label == "Page":
+        return lambda r: f"{r.randint(1, 9)} of {r.randint(9, 20)}"
+    if label == "Terms":
+        return _terms
+    if label == "Description":
+        return lambda r: r.choice(PRODUCTS)
+    return identifier
+
+
 def field(rng: random.Random) -> str:
     """A form field with its value, e.g. 'Invoice No.: INV-2021-00042'."""
     label = rng.choice(FIELD_LABELS)
-    value = rng.choice((identifier, date, amount, person, phone, email, quantity))(rng)
-    return f"{label}{rng.choice((':', ':', '', ' #', ' -'))} {value}"
+    return f"{label}{rng.choice((':', ':', ':', '', ' -'))} {_field_value(label)(rng)}"
 
 
 def value(rng: random.Random) -> str:
@@ -284,3 +313,45 @@ def address_block(rng: random.Random) -> list[str]:
     if rng.random() < 0.4:
         lines.append(rng.choice((phone, email))(rng))
     return lines
+
+
+SENTENCES = (
+    "Payment of {amount} is due on {date}.",
+    "Please remit {amount} to the account below within 30 days.",
+    "Thank you for your order of {date}.",
+    "Dear {person},",
+    "Sincerely, {person}",
+    "We acknowledge receipt of your letter dated {date}.",
+    "The total amount of {amount} includes VAT at {percent}.",
+    "Invoice {id} was issued to {company} on {date}.",
+    "This agreement is made on {date} between {company} and {person}.",
+    "The term of this lease begins on {date} and ends on {date}.",
+    "A late fee of {amount} will be charged after {date}.",
+    "Contact {person} at {phone} or {email} for questions.",
+    "Your account {id} shows a balance of {amount}.",
+    "Revenue increased by {percent} compared with the prior year.",
+    "Operating expenses were {amount} for the quarter ended {date}.",
+    "Please quote reference {id} in all correspondence.",
+    "The meeting will be held on {date} at {time}.",
+    "Delivery is scheduled for {date} to {street}, {city}.",
+    "Net income for the period amounted to {amount}.",
+    "{company} reserves the right to amend these terms.",
+    "Signed this day, {date}, by {person}.",
+    "Shipping address: {street}, {city}.",
+    "The deposit of {amount} is refundable until {date}.",
+    "Approximately {percent} of respondents agreed with the proposal.",
+)
+
+
+def sentence(rng: random.Random) -> str:
+    """A sentence of business correspondence with names, dates and amounts filled in."""
+    fills = {"amount": amount, "date": date, "person": person, "percent": percent, "id": identifier,
+             "company": company, "phone": phone, "email": email, "time": time_of_day, "street": street,
+             "city": city_line}
+    template = rng.choice(SENTENCES)
+    out, rest = [], template
+    while "{" in rest:
+        head, _, tail = rest.partition("{")
+        key, _, rest = tail.partition("}")
+        out += [head, fills[key](rng)]
+    return "".join(out) + rest

@@ -42,9 +42,14 @@ def _margins(rng: random.Random, kind: str, line_height: int) -> tuple[int, int,
 
 def capture(ink: Ink, kind: str, rng: random.Random, nrng: np.random.Generator, look: str | None = None) -> Region:
     """Warp, crop and scan a rendered region."""
-    coverage, words, chars = scan.warp(ink.coverage, ink.words, ink.chars, rng,
-                                       max_skew=1.0 if kind == "text" and len(ink.words) < 14 else 0.5)
-    bounds = scan.ink_bounds(coverage) or (0, 0, coverage.shape[1], coverage.shape[0])
+    look = look or scan.pick_look(rng)
+    focus = [("", ink.focus)] if ink.focus else []
+    coverage, words, chars = scan.warp(ink.coverage, ink.words + focus, ink.chars, rng,
+                                       max_skew=1.0 if kind == "text" and len(ink.words) < 14 else 0.5, look=look)
+    if focus:
+        words, (_, bounds) = words[:-1], words[-1]
+    else:
+        bounds = scan.ink_bounds(coverage) or (0, 0, coverage.shape[1], coverage.shape[0])
     heights = sorted(b[3] - b[1] for _, b in words) or [bounds[3] - bounds[1]]
     left, top, right, bottom = _margins(rng, kind, heights[len(heights) // 2])
     # A detector boxes a dash or a dot as a line of text, not as its few pixels of ink.
@@ -58,7 +63,6 @@ def capture(ink: Ink, kind: str, rng: random.Random, nrng: np.random.Generator, 
     if factor < 1.0:
         scaled = _scale(Ink(cut, words, chars), factor)
         cut, words, chars = scaled.coverage, scaled.words, scaled.chars
-    look = look or scan.pick_look(rng)
     image = scan.degrade(scan.print_on_paper(cut, look, rng, nrng), look, rng, nrng)
     return Region(image=image, target="", kind=kind, words=words, chars=chars)
 

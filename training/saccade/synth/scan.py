@@ -28,22 +28,25 @@ class Effect:
 EFFECTS = {
     "skew_degrees": Effect(0.35, -1.2, 1.2),
     "aspect": Effect(0.3, 0.92, 1.08),  # horizontal and vertical scanner resolution differ
-    "bleed_through": Effect(0.08, 0.04, 0.16),
+    "bleed_through": Effect(0.08, 0.04, 0.14),
     "uneven_light": Effect(0.25, 0.08, 0.3),
     "streaks": Effect(0.05, 1, 4),  # photocopier lines
     "speckle": Effect(0.12, 0.0002, 0.002),  # dust and toner specks per pixel
     "blur_sigma": Effect(0.4, 0.3, 1.1),
-    "low_resolution": Effect(0.3, 0.4, 0.85),  # down-scale factor before scaling back up
-    "binarise": Effect(0.08, 0.35, 0.65),  # threshold between ink and paper tone
+    "low_resolution": Effect(0.3, 0.5, 0.9),  # down-scale factor before scaling back up
+    "binarise": Effect(0.08, 0.55, 0.8),  # cut between the darkest ink and the local paper tone
     "noise_sigma": Effect(0.5, 1.5, 9.0),
     "jpeg_quality": Effect(0.4, 25, 90),
 }
 
 LOOKS = {  # paper tone, ink tone ranges and share of samples
-    "laser": ((228, 255), (0, 60), 0.62),
+    # Born-digital PDFs rasterised for recognition: white paper, no scanner in the way; the light inks
+    # stand for coloured text turned gray.
+    "digital": ((255, 255), (0, 110), 0.2),
+    "laser": ((228, 255), (0, 60), 0.42),
     "inkjet": ((215, 250), (20, 90), 0.15),
     "photocopy": ((190, 240), (0, 50), 0.1),
-    "thermal": ((222, 248), (70, 150), 0.08),
+    "thermal": ((222, 248), (60, 125), 0.08),
     "aged": ((170, 220), (20, 80), 0.05),
 }
 
@@ -67,8 +70,11 @@ def transform_boxes(items: list, matrix: np.ndarray) -> list:
     return [(text, (int(a), int(c), int(e), int(g))) for (text, _), a, c, e, g in zip(items, x0, y0, x1, y1)]
 
 
-def warp(coverage: np.ndarray, words: list, chars: list, rng: random.Random, max_skew: float = 1.0):
+def warp(coverage: np.ndarray, words: list, chars: list, rng: random.Random, max_skew: float = 1.0,
+         look: str = "laser"):
     """Skew and anisotropic scale about the canvas centre; the canvas is padded so ink stays inside."""
+    if look == "digital":
+        return coverage, words, chars
     skew, aspect = EFFECTS["skew_degrees"].draw(rng), EFFECTS["aspect"].draw(rng)
     if skew is None and aspect is None:
         return coverage, words, chars
@@ -122,11 +128,13 @@ def print_on_paper(coverage: np.ndarray, look: str, rng: random.Random, nrng: np
     if look == "thermal":
         # Thermal heads fade in bands along the paper feed and unevenly across the line.
         rows = np.linspace(0, rng.uniform(3, 12) * np.pi, shape[0], dtype=np.float32)[:, None]
-        fade = 0.75 + 0.25 * np.sin(rows + rng.uniform(0, 6.3)) * _smooth_field(nrng, shape, 3)
+        fade = 0.85 + 0.15 * np.sin(rows + rng.uniform(0, 6.3)) * _smooth_field(nrng, shape, 3)
         alpha *= fade
     elif look == "inkjet":
         alpha *= 1.0 - 0.25 * nrng.random(shape, dtype=np.float32) * (alpha > 0)
     page = np.full(shape, paper, dtype=np.float32)
+    if look == "digital":
+        return page - (page - ink) * alpha
     page -= 6.0 * _smooth_field(nrng, shape, 4)  # paper is never perfectly flat
     image = page - (page - ink) * alpha
     bleed = EFFECTS["bleed_through"].draw(rng)
@@ -139,7 +147,9 @@ def print_on_paper(coverage: np.ndarray, look: str, rng: random.Random, nrng: np
 
 
 def degrade(image: np.ndarray, look: str, rng: random.Random, nrng: np.random.Generator) -> np.ndarray:
-    """Apply the scan effects to a float image; returns uint8."""
+    """Apply the scan effects to a float image; returns uint8. Digital pages get none of them."""
+    if look == "digital":
+        return np.clip(image, 0, 255).astype(np.uint8)
     h, w = image.shape
     light = EFFECTS["uneven_light"].draw(rng)
     if light is not None:
@@ -162,9 +172,12 @@ def degrade(image: np.ndarray, look: str, rng: random.Random, nrng: np.random.Ge
         image = cv2.resize(small, (w, h), interpolation=rng.choice((cv2.INTER_LINEAR, cv2.INTER_CUBIC, cv2.INTER_NEAREST)))
     threshold = EFFECTS["binarise"].draw(rng)
     if threshold is not None:
-        lo, hi = float(np.percentile(image, 1)), float(np.percentile(image, 99))
-        cut = lo + threshold * (hi - lo)
-        image = np.where(image < cut, rng.uniform(0, 40), rng.uniform(235, 255)).astype(np.float32)
+        # Scanners threshold against the local paper tone, so shading and bleed-through stay white.
+        background = cv2.GaussianBlur(cv2.dilate(image, np.ones((15, 15), np.uint8)), (0, 0), 8)
+        relative = image / np.maximum(background, 1.0)
+        darkest = float(relative.min())
+        cut = darkest + threshold * (1.0 - darkest)
+        image = np.where(relative < cut, rng.uniform(0, 40), rng.uniform(235, 255)).astype(np.float32)
     noise = EFFECTS["noise_sigma"].draw(rng)
     if noise is not None:
         image = image + nrng.normal(0.0, noise, size=(h, w)).astype(np.float32)

@@ -10,6 +10,7 @@ without escapes; words inside a cell are joined by single spaces.
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,27 +46,51 @@ COLUMN_HEADERS = {
     "text": ("Description", "Item", "Name", "Notes", "Category", "Status", "Region", "Remarks"),
 }
 STATUS_WORDS = ("Paid", "Open", "Pending", "Yes", "No", "N/A", "Closed", "Approved", "—", "OK", "Overdue", "-")
+CATEGORIES = ("Office supplies", "Travel", "Salaries", "Rent", "Utilities", "Marketing", "Insurance", "Equipment",
+              "Software", "Training", "Depreciation", "Interest", "Revenue", "Cost of sales", "Gross profit",
+              "Operating expenses", "Net income", "Taxes", "Other", "Cash", "Receivables", "Inventory",
+              "Total assets", "Liabilities", "Equity", "North", "South", "East", "West", "Central", "Europe",
+              "Asia Pacific", "Americas", "Q1", "Q2", "Q3", "Q4", "Adults", "Children", "Control", "Treatment",
+              "Baseline", "Week 4", "Week 12", "Male", "Female", "Total", "Model A", "Model B", "Sample 1")
 
 
-def _cell_value(rng: random.Random, kind: str) -> str:
+def _text_column(rng: random.Random) -> Callable[[random.Random], str]:
+    theme = rng.random()
+    if theme < 0.3:
+        return lambda r: r.choice(CATEGORIES)
+    if theme < 0.5:
+        return lambda r: r.choice(phrases.PRODUCTS)
+    if theme < 0.65:
+        return phrases.person
+    if theme < 0.8:
+        return lambda r: r.choice(STATUS_WORDS)
+    if theme < 0.9:
+        return phrases.company
+    return lambda r: " ".join(r.choice(corpus.dictionary_words()) for _ in range(r.randint(1, 2))).capitalize()
+
+
+def column_format(rng: random.Random, kind: str) -> Callable[[random.Random], str]:
+    """A value maker for one column: style choices (currency, date spelling, decimals) are fixed here, so a
+    column reads consistently, as in real tables."""
     if kind == "amount":
-        return phrases.amount(rng) if rng.random() < 0.3 else phrases.number(rng)
+        currency = rng.choice(phrases.CURRENCIES) if rng.random() < 0.35 else ("", "")
+        magnitude = rng.choice((100, 1000, 10000, 100000, 1000000))
+        return lambda r: phrases.amount(r, currency, magnitude * r.uniform(0.2, 1.0))
     if kind == "quantity":
-        return phrases.quantity(rng)
+        unit, decimals = rng.choice(("", "", "", " pcs", " kg", " h")), rng.choice((0, 0, 1, 2))
+        top = rng.choice((10, 100, 5000))
+        return lambda r: f"{r.uniform(0, top):,.{decimals}f}{unit}"
     if kind == "percent":
-        return phrases.percent(rng)
+        decimals, signed, spaced = rng.choice((0, 1, 1, 2)), rng.random() < 0.3, rng.random() < 0.2
+        return lambda r: (f"{r.uniform(-25, 25):+.{decimals}f}" if signed else f"{r.uniform(0, 100):.{decimals}f}") \
+            + (" %" if spaced else "%")
     if kind == "date":
-        return phrases.date(rng)
+        style = rng.randrange(phrases.DATE_STYLES - 1)  # not the long weekday form: too wide for a cell
+        return lambda r: phrases.date(r, style)
     if kind == "code":
-        return phrases.identifier(rng)
-    choice = rng.random()
-    if choice < 0.3:
-        return rng.choice(STATUS_WORDS)
-    if choice < 0.55:
-        return rng.choice(phrases.PRODUCTS)
-    if choice < 0.7:
-        return phrases.person(rng)
-    return " ".join(corpus.words_span(rng, rng.randint(1, 4)))
+        style = rng.randrange(10)
+        return lambda r: phrases.identifier(r, style)
+    return _text_column(rng)
 
 
 def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
@@ -73,13 +98,22 @@ def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
     n_cols = rng.randint(2, 6)
     kinds = ["text"] + [rng.choice(("amount", "amount", "quantity", "percent", "date", "code", "text"))
                         for _ in range(n_cols - 1)]
+    formats = [column_format(rng, kind) for kind in kinds]
+    used: set[str] = set()
+
+    def header(kind: str) -> str:
+        """A column label not used yet in this table."""
+        label = rng.choice([h for h in COLUMN_HEADERS[kind] if h not in used] or COLUMN_HEADERS[kind])
+        used.add(label)
+        return label
+
     cells: list[Cell] = []
     row = 0
     if rng.random() < 0.85:
         grouped = n_cols >= 3 and rng.random() < 0.25
         if grouped:
             # Two header rows: the first column's label spans both, the others sit under a group label.
-            cells.append(Cell(0, 0, rng.choice(COLUMN_HEADERS["text"]), rowspan=2, header=True))
+            cells.append(Cell(0, 0, header(kinds[0]), rowspan=2, header=True))
             span = n_cols - 1 if rng.random() < 0.5 or n_cols < 5 else (n_cols - 1) // 2
             col = 1
             while col < n_cols:
@@ -88,11 +122,11 @@ def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
                 cells.append(Cell(0, col, label, colspan=width, header=True) if width > 1 else Cell(0, col, label, header=True))
                 col += width
             for c in range(1, n_cols):
-                cells.append(Cell(1, c, rng.choice(COLUMN_HEADERS[kinds[c]]), header=True))
+                cells.append(Cell(1, c, header(kinds[c]), header=True))
             row = 2
         else:
             for c in range(n_cols):
-                cells.append(Cell(0, c, rng.choice(COLUMN_HEADERS[kinds[c]]), header=True))
+                cells.append(Cell(0, c, header(kinds[c]), header=True))
             row = 1
     body_rows = rng.randint(1, 11)
     covered: set[tuple[int, int]] = set()
@@ -100,7 +134,7 @@ def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
         for c in range(n_cols):
             if (r, c) in covered:
                 continue
-            text = "" if rng.random() < 0.05 else _cell_value(rng, kinds[c])
+            text = "" if rng.random() < 0.05 else formats[c](rng)
             rowspan = 1
             if c == 0 and rng.random() < 0.12 and r + 1 < row + body_rows:
                 rowspan = min(rng.randint(2, 3), row + body_rows - r)
@@ -113,7 +147,7 @@ def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
         label = rng.choice(("Total", "TOTAL", "Subtotal", "Grand total", "Balance due", "Sum"))
         cells.append(Cell(row, 0, label, colspan=span) if span > 1 else Cell(row, 0, label))
         for c in range(span, n_cols):
-            cells.append(Cell(row, c, _clean(_cell_value(rng, kinds[c]) if kinds[c] != "text" else "")))
+            cells.append(Cell(row, c, _clean(formats[c](rng) if kinds[c] != "text" else "")))
         row += 1
     return cells, row, n_cols, kinds
 
@@ -191,10 +225,8 @@ def render_table(rng: random.Random, cells: list[Cell], n_rows: int, n_cols: int
             x = x1 - pad_x - natural
         else:
             x = x0 + pad_x
-        baseline = (y0 + y1) / 2 + (setter.ascent - setter.descent) / 2
-        for word in cell.text.split():
-            setter.draw_word(draw, x, baseline, word, words, chars)
-            x += setter.width(word) + setter.space
+        baseline = (y0 + y1 + setter.ascent - setter.descent) // 2  # whole pixels, like the text lines
+        setter.draw_run(draw, x, baseline, cell.text, words, chars)
         if style == "grid":
             draw.rectangle([x0, y0, x1, y1], outline=255, width=line_w)
         elif style == "rows":

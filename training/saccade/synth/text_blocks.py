@@ -25,22 +25,26 @@ class TextLayout:
     list_marker: str | None = None  # hanging marker before wrapped prose
     max_lines: int = 10  # a paragraph crop longer than this is cut after its tenth line
     leading: float | None = None  # line pitch factor; drawn when not given
+    neighbour_share: float = 0.0  # how often a single line is cut from a block, neighbours peeking in
+    underline: bool = False
 
 
 def _prose_line(rng: random.Random) -> TextLayout:
     n = rng.choice((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 5, 6, 7, 8, 9, 10))
-    return TextLayout(lines=[[" ".join(corpus.words_span(rng, n))]], italic=rng.random() < 0.08,
-                      bold=rng.random() < 0.05)
+    words = phrases.sentence(rng).split() if rng.random() < 0.25 else corpus.words_span(rng, n)
+    return TextLayout(lines=[[" ".join(words)]], italic=rng.random() < 0.08,
+                      bold=rng.random() < 0.05, neighbour_share=0.3)
 
 
 def _short(rng: random.Random) -> TextLayout:
-    return TextLayout(lines=[[phrases.short_crop(rng)]], bold=rng.random() < 0.25, sizes=(20, 52))
+    return TextLayout(lines=[[phrases.short_crop(rng)]], bold=rng.random() < 0.25, sizes=(20, 52),
+                      underline=rng.random() < 0.05)
 
 
 def _field(rng: random.Random) -> TextLayout:
     make = rng.choice((phrases.field, phrases.field, phrases.person, phrases.company, phrases.street,
                        phrases.city_line, phrases.date, phrases.email, phrases.url, phrases.phone))
-    return TextLayout(lines=[[make(rng)]], bold=rng.random() < 0.1)
+    return TextLayout(lines=[[make(rng)]], bold=rng.random() < 0.1, neighbour_share=0.15)
 
 
 def _ledger_line(rng: random.Random) -> TextLayout:
@@ -51,7 +55,7 @@ def _ledger_line(rng: random.Random) -> TextLayout:
 
 def _heading(rng: random.Random) -> TextLayout:
     return TextLayout(lines=[[phrases.heading(rng)]], bold=rng.random() < 0.75, sizes=(22, 60),
-                      align=rng.choice(("left", "center")))
+                      align=rng.choice(("left", "center")), underline=rng.random() < 0.15)
 
 
 def _list_item(rng: random.Random) -> TextLayout:
@@ -61,7 +65,11 @@ def _list_item(rng: random.Random) -> TextLayout:
 
 
 def _paragraph(rng: random.Random) -> TextLayout:
-    return TextLayout(prose=corpus.words_span(rng, rng.randint(12, 110)), sizes=(15, 30),
+    if rng.random() < 0.2:
+        words = " ".join(phrases.sentence(rng) for _ in range(rng.randint(2, 6))).split()
+    else:
+        words = corpus.words_span(rng, rng.randint(12, 110))
+    return TextLayout(prose=words, sizes=(15, 30),
                       align=rng.choice(("left", "justify", "justify", "left", "center")),
                       italic=rng.random() < 0.05, max_lines=rng.randint(2, 10))
 
@@ -107,7 +115,7 @@ def _style(rng: random.Random, layout: TextLayout, text: str, size: int, face: F
         tracking = size * rng.uniform(-0.03, 0.12)
     leading = layout.leading or rng.uniform(1.0, 1.45)
     return TextStyle(face=face, size=size, tracking=tracking, leading=leading, align=layout.align,
-                     word_space=rng.uniform(0.85, 1.5))
+                     word_space=1.0 if rng.random() < 0.7 else rng.uniform(0.85, 1.5))
 
 
 def _family_of(face: Face) -> list[Face]:
@@ -136,7 +144,37 @@ def render_text(rng: random.Random, layout: TextLayout, size: int | None = None,
     lines = layout.lines or [[""]]
     text = " ".join(" ".join(line) for line in lines)
     style = _style(rng, layout, text, size, face)
+    if len(lines) == 1 and len(lines[0]) == 1 and rng.random() < layout.neighbour_share:
+        return _with_neighbours(rng, lines[0][0], style)
     if len(lines) > 1 and any(len(line) > 1 for line in lines):
         width = max(Setter(style).segment_width(" ".join(line)) for line in lines) * rng.uniform(1.05, 1.5)
     ink = typeset(lines, style, width)
+    if layout.underline:
+        _underline(ink, rng)
     return ink, "\n".join(" ".join(" ".join(seg.split()) for seg in line) for line in lines)
+
+
+def _underline(ink: Ink, rng: random.Random) -> None:
+    """A rule under the first line's words, through the descenders as typewriters and word processors do."""
+    first = [b for _, b in ink.words if b[1] < ink.words[0][1][3]]
+    bottoms = sorted(b[3] for b in first)
+    y = bottoms[len(bottoms) // 2] + max(1, ink.em // 12)
+    thickness = max(1, ink.em // rng.choice((14, 20)))
+    ink.coverage[y:y + thickness, min(b[0] for b in first):max(b[2] for b in first)] = 255
+
+
+def _with_neighbours(rng: random.Random, line: str, style: TextStyle) -> tuple[Ink, str]:
+    """The line set inside a block: the lines above and below are printed too, and the crop (`focus`) keeps
+    only what a detector's line box would, so their ascenders and descenders peek in at the edges."""
+    above = " ".join(corpus.words_span(rng, rng.randint(3, 12))) if rng.random() < 0.8 else ""
+    below = " ".join(corpus.words_span(rng, rng.randint(3, 12))) if rng.random() < 0.8 or not above else ""
+    block = [[t] for t in (above, line, below) if t]
+    ink = typeset(block, style)
+    first = len(above.split())
+    first_char = sum(len(w) for w in above.split())
+    count, count_chars = len(line.split()), sum(len(w) for w in line.split())
+    ink.words = ink.words[first:first + count]
+    ink.chars = ink.chars[first_char:first_char + count_chars]
+    ink.focus = (min(b[0] for _, b in ink.words), min(b[1] for _, b in ink.words),
+                 max(b[2] for _, b in ink.words), max(b[3] for _, b in ink.words))
+    return ink, " ".join(line.split())

@@ -21,6 +21,7 @@ class Ink:
     words: list[tuple[str, Box]] = field(default_factory=list)
     chars: list[tuple[str, Box]] = field(default_factory=list)
     em: int = 0  # font size in pixels of text ink; 0 for tables and formulas
+    focus: Box | None = None  # the part a crop keeps when other ink (neighbouring lines) surrounds it
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,49 @@ class TextStyle:
     word_space: float = 1.0  # multiple of the font's space width
 
 
+REFERENCE_SIZE = 128  # glyph ink boxes are measured once per face at this size and scaled
+KERNING_PROBES = ("AV", "To", "Wa", "LT", "Ty", "y.", "r,", "Yo", "P.", "ff")
+
+
+class FaceShapes:
+    """Size-independent facts about a face: glyph ink boxes at the reference size, and whether the basic
+    layout kerns at all (only faces with a legacy kern table do), so most faces skip pair lookups."""
+
+    def __init__(self, path: str):
+        self.font = load(path, REFERENCE_SIZE)
+        self._boxes: dict[str, tuple[int, int, int, int]] = {}
+        self.kerns = any(abs(self.font.getlength(p) - self.font.getlength(p[0]) - self.font.getlength(p[1])) > 1e-6
+                         for p in KERNING_PROBES)
+
+    def box(self, ch: str) -> tuple[int, int, int, int]:
+        """Ink box relative to the pen on the baseline, from the rendered mask: FreeType's layout box runs
+        from the pen to the baseline, which for a dash or a quote is mostly paper."""
+        value = self._boxes.get(ch)
+        if value is None:
+            mask, (dx, dy) = self.font.getmask2(ch, anchor="ls")
+            ink = mask.getbbox()
+            value = (dx + ink[0], dy + ink[1], dx + ink[2], dy + ink[3]) if ink else (0, 0, 0, 0)
+            self._boxes[ch] = value
+        return value
+
+
+@functools.lru_cache(maxsize=None)
+def face_shapes(path: str) -> FaceShapes:
+    return FaceShapes(path)
+
+
 class Metrics:
-    """Advance widths, kerning and glyph boxes of one font at one size, measured once and kept: asking
-    FreeType for every prefix of every word was most of the generator's time."""
+    """Advance widths and kerning of one font at one size, measured once and kept: asking FreeType for every
+    prefix of every word was most of the generator's time. Glyph boxes are the face's reference boxes,
+    scaled."""
 
     def __init__(self, path: str, size: int):
         self.font = load(path, size)
+        self.shapes = face_shapes(path)
+        self.scale = size / REFERENCE_SIZE
         self._advance: dict[str, float] = {}
         self._kern: dict[str, float] = {}
-        self._bbox: dict[str, tuple[int, int, int, int]] = {}
+        self._bbox: dict[str, tuple[float, float, float, float]] = {}
 
     def advance(self, ch: str) -> float:
         value = self._advance.get(ch)
@@ -50,15 +85,21 @@ class Metrics:
         return value
 
     def kern(self, pair: str) -> float:
+        if not self.shapes.kerns:
+            return 0.0
         value = self._kern.get(pair)
         if value is None:
             value = self._kern[pair] = self.font.getlength(pair) - self.advance(pair[0]) - self.advance(pair[1])
         return value
 
-    def bbox(self, ch: str) -> tuple[int, int, int, int]:
+    def bbox(self, ch: str) -> tuple[float, float, float, float]:
+        """Ink box of `ch` relative to its pen position on the baseline (empty for blank glyphs)."""
         value = self._bbox.get(ch)
         if value is None:
-            value = self._bbox[ch] = self.font.getbbox(ch, anchor="ls")
+            l, t, r, b = self.shapes.box(ch)
+            # Half a pixel of slack each way absorbs hinting, which shifts small glyphs by up to a pixel.
+            value = self._bbox[ch] = (l * self.scale - 0.5, t * self.scale - 0.5, r * self.scale + 0.5,
+                                      b * self.scale + 0.5)
         return value
 
     def offsets(self, word: str, tracking: float) -> list[float]:
@@ -96,25 +137,33 @@ class Setter:
         words = segment.split()
         return sum(self.width(w) for w in words) + self.space * max(0, len(words) - 1)
 
-    def draw_word(self, draw: ImageDraw.ImageDraw, x: float, baseline: float, word: str,
-                  words: list, chars: list) -> None:
-        offsets = self.metrics.offsets(word, self.style.tracking)
+    def draw_run(self, draw: ImageDraw.ImageDraw, x: float, baseline: float, run: str,
+                 words: list, chars: list) -> None:
+        """Draw `run` (one word, or words joined by single spaces when the style keeps the font's own word
+        spacing) in one call, and record the box of each word and character."""
+        offsets = self.metrics.offsets(run, self.style.tracking)
         if self.style.tracking:
-            for ch, off in zip(word, offsets):
-                draw.text((x + off, baseline), ch, font=self.font, fill=255, anchor="ls")
+            for ch, off in zip(run, offsets):
+                if ch != " ":
+                    draw.text((x + off, baseline), ch, font=self.font, fill=255, anchor="ls")
         else:
-            draw.text((x, baseline), word, font=self.font, fill=255, anchor="ls")
-        boxes = []
-        for ch, off in zip(word, offsets):
+            draw.text((x, baseline), run, font=self.font, fill=255, anchor="ls")
+        word: list[str] = []
+        boxes: list[tuple[int, int, int, int]] = []
+        for ch, off in zip(run + " ", offsets + [0.0]):
+            if ch == " ":
+                if boxes:
+                    words.append(("".join(word), (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                                  max(b[2] for b in boxes), max(b[3] for b in boxes))))
+                word, boxes = [], []
+                continue
+            word.append(ch)
             l, t, r, b = self.metrics.bbox(ch)
             if r > l and b > t:
                 box = (int(np.floor(x + off + l)), int(np.floor(baseline + t)), int(np.ceil(x + off + r)),
                        int(np.ceil(baseline + b)))
                 boxes.append(box)
                 chars.append((ch, box))
-        if boxes:
-            words.append((word, (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                                 max(b[2] for b in boxes), max(b[3] for b in boxes))))
 
 
 def typeset(lines: list[list[str]], style: TextStyle, width: float | None = None, pad: int | None = None,
@@ -158,13 +207,17 @@ def typeset(lines: list[list[str]], style: TextStyle, width: float | None = None
         elif style.align == "right":
             x += room
         _draw_segment(setter, draw, line[0] if line else "", x, baseline, gap, words, chars)
-    return Ink(np.asarray(canvas), words, chars, em=style.size)
+    return Ink(np.array(canvas), words, chars, em=style.size)
 
 
 def _draw_segment(setter: Setter, draw: ImageDraw.ImageDraw, segment: str, x: float, baseline: float,
                   gap: float, words: list, chars: list) -> None:
-    for word in segment.split():
-        setter.draw_word(draw, x, baseline, word, words, chars)
+    tokens = segment.split()
+    if gap == setter.space and setter.style.word_space == 1.0:
+        setter.draw_run(draw, x, baseline, " ".join(tokens), words, chars)
+        return
+    for word in tokens:
+        setter.draw_run(draw, x, baseline, word, words, chars)
         x += setter.width(word) + gap
 
 

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(DeviceAttention a, 
   }
 }
 
-__global__ void head_sums_kernel(const float* mass, const float* scores, int M, int Hq, int img_n, float* mass_out,
+__global__ void head_sums_kernel(const float* mass, const float* scores, int Hq, int img_n, float* mass_out,
                                  float* scores_out) {
   const int row = blockIdx.x;
   if (mass && threadIdx.x == 0) {
@@ -180,7 +180,7 @@ void attention(const DeviceAttention& a, int max_keys, cudaStream_t s) {
 void fixation_head_sums(const float* mass, const float* scores, int M, int Hq, int img_n, float* mass_out,
                         float* scores_out, cudaStream_t s) {
   if (M <= 0) return;
-  head_sums_kernel<<<unsigned(M), 128, 0, s>>>(mass, scores, M, Hq, img_n, mass_out, scores_out);
+  head_sums_kernel<<<unsigned(M), 128, 0, s>>>(mass, scores, Hq, img_n, mass_out, scores_out);
   check(cudaGetLastError(), "fixation head sums launch");
 }
 

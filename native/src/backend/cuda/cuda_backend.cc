@@ -211,8 +211,17 @@ std::unique_ptr<Backend> make_cuda_backend(std::string* why_not) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky error so later runtime calls start clean
-    *why_not = cudaGetErrorString(e);
+    cudaGetLastError();  // clear the error so later runtime calls start clean
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    // Without any driver the runtime also says "insufficient driver"; tell the two cases apart.
+    if (driver == 0)
+      *why_not = "no CUDA driver installed";
+    else if (e == cudaErrorInsufficientDriver)
+      *why_not = "the driver supports CUDA " + version(driver) + ", this build needs " + version(CUDART_VERSION);
+    else
+      *why_not = cudaGetErrorString(e);
     return nullptr;
   }
   if (count == 0) {

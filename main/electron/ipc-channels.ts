@@ -1,0 +1,35 @@
+// The only IPC channels between main and renderers, with the payload each accepts. Every message from a
+// renderer is checked here (channel, sender origin, payload) before main acts on it.
+import type { IpcMainEvent, IpcMainInvokeEvent } from 'electron';
+
+export const APP_ORIGIN = 'app://saccade';
+
+/** Renderer -> main. */
+export const RENDERER_CHANNELS = {
+  'save-markdown': (p: unknown): p is { suggestedName: string; text: string } =>
+    isRecord(p) && typeof p.suggestedName === 'string' && p.suggestedName.length < 256 && typeof p.text === 'string',
+  'show-open-dialog': (p: unknown): p is null => p === null,
+  'document-changed': (p: unknown): p is { name: string | null } => isRecord(p) && (p.name === null || typeof p.name === 'string'),
+  'engine-summary': (p: unknown): p is { summary: string } => isRecord(p) && typeof p.summary === 'string' && p.summary.length < 1000,
+} as const;
+
+export type RendererChannel = keyof typeof RENDERER_CHANNELS;
+
+/** Main -> renderer. */
+export type MainChannel = 'engine-port' | 'engine-exited' | 'menu-command' | 'open-file';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when the message comes from our own page (not a navigated-away or injected frame). */
+export function trustedSender(event: IpcMainEvent | IpcMainInvokeEvent): boolean {
+  const url = event.senderFrame?.url ?? '';
+  return url.startsWith(`${APP_ORIGIN}/`);
+}
+
+export function checkRendererMessage<C extends RendererChannel>(channel: C, event: IpcMainEvent | IpcMainInvokeEvent, payload: unknown): string | null {
+  if (!trustedSender(event)) return `message on ${channel} from an untrusted frame (${event.senderFrame?.url ?? 'unknown'})`;
+  if (!RENDERER_CHANNELS[channel](payload)) return `malformed payload on ${channel}`;
+  return null;
+}

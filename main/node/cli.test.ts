@@ -1,0 +1,35 @@
+// End to end: the CLI turns a two-page PDF and a photographed page into Markdown with the real engine (a
+// small random checkpoint stands in for the trained model, so the text is noise but every stage runs),
+// reports a bad file on one line and goes on.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { addonPath } from './native-addon';
+
+const ROOT = join(__dirname, '..', '..');
+
+test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes on', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
+  const { writeTinyCheckpoint } = (await import(join(ROOT, 'native', 'test', 'tiny-checkpoint.mjs'))) as { writeTinyCheckpoint(name: string): string };
+  const model = writeTinyCheckpoint('cli-e2e');
+  const out = mkdtempSync(join(tmpdir(), 'saccade-cli-'));
+  const bad = join(out, 'notes.pdf');
+  writeFileSync(bad, '%PDF-1.4 truncated');
+  const samples = join(ROOT, 'assets', 'samples');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'),
+    join(samples, 'two-page-report.pdf'), bad, join(samples, 'page-photo.jpg'),
+    '-o', join(out, 'md'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar'], { encoding: 'utf8', cwd: ROOT });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /error: .*notes\.pdf: not a readable PDF/);
+  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens, [\d.]+ tokens per forward, mode ar, backend cpu/);
+  for (const stem of ['two-page-report', 'page-photo']) {
+    assert.ok(readFileSync(join(out, 'md', `${stem}.md`), 'utf8').trim().length > 0, `${stem}.md is empty`);
+    const json = JSON.parse(readFileSync(join(out, 'md', `${stem}.json`), 'utf8'));
+    assert.equal(json.pages.length, stem === 'two-page-report' ? 2 : 1);
+    const region = json.pages[0].regions.find((x: { tokens: unknown[] }) => x.tokens.length > 0);
+    assert.ok(region, 'no region has tokens');
+    assert.ok(region.box.x1 > region.box.x0 && typeof region.text === 'string');
+  }
+});

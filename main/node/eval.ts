@@ -1,0 +1,202 @@
+// `npm run eval -- --json FILE [--data DIR]`: the whole pipeline and Tesseract side by side on real scans
+// nobody here made, timed on the same machine in the same run. Keys are flat and dotted
+// ("ours.scribe.word_f1", "tesseract.pages_per_s"); a metric that could not be measured is null, with the
+// reason under "notes".
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import sharp from 'sharp';
+import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
+import type { Box, LayoutRegion } from '../../common/protocol';
+import { loadDatasets, type DatasetName, type EvalItem } from './eval/datasets';
+import { latexExactMatch } from './eval/latex-match';
+import { readingOrderEdit } from './eval/reading-order-metric';
+import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
+import { teds } from './eval/teds';
+import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
+import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
+import { decodeDocument, openDocument } from './pipeline';
+import { analysePage } from './pipeline/page-analysis';
+import { openPageSource } from './pipeline/page-source';
+
+const DEFAULT_DATA = '/work/shared/data/real-dev';
+const FULL_PAGES: DatasetName[] = ['scribe', 'sroie', 'omnidocbench'];
+
+interface SystemOutput {
+  /** Markdown or plain text for pages, HTML for tables, LaTeX for formulas. */
+  text: string;
+  /** Regions in reading order (full pages only), in a frame of `frame` pixels. */
+  order: Box[];
+  frame: { width: number; height: number };
+  ms: number;
+}
+
+type System = (item: EvalItem) => Promise<SystemOutput>;
+
+interface EvalArgs {
+  json: string | null;
+  data: string;
+  limit: number;
+  datasets: string[] | null;
+  model: string;
+  mode: DecodeOptions['mode'];
+}
+
+function parseArgs(argv: string[]): EvalArgs {
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => argv[++i] ?? '';
+    if (a === '--json') out.json = v();
+    else if (a === '--data') out.data = v();
+    else if (a === '--limit') out.limit = Number(v());
+    else if (a === '--datasets') out.datasets = v().split(',');
+    else if (a === '--model') out.model = v();
+    else if (a === '--mode') out.mode = v() as DecodeOptions['mode'];
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion]`);
+  }
+  return out;
+}
+
+const cropKind: Partial<Record<DatasetName, RegionKind>> = { pubtabnet: 'table', im2latex: 'formula' };
+
+function oursWithModel(model: NativeModel, options: DecodeOptions): System {
+  return async (item) => {
+    const started = Date.now();
+    const bytes = new Uint8Array(readFileSync(item.image));
+    const kind = cropKind[item.dataset];
+    if (kind) {
+      // Table and formula benchmarks are crops already: they go to the engine whole, as layout would send them.
+      const source = await openPageSource(bytes);
+      const img = await source.render(0);
+      source.close();
+      const run = model.decode([{ id: 'crop', kind, width: img.width, height: img.height, pixels: img.data }], options, () => {});
+      const result = await run.promise;
+      return { text: result.regions[0]?.text ?? '', order: [], frame: img, ms: Date.now() - started };
+    }
+    const doc = await openDocument(basename(item.image), bytes);
+    const regions: LayoutRegion[] = [];
+    try {
+      const result = await decodeDocument(doc, model, options, null, (events) => {
+        for (const e of events) if (e.type === 'page_layout') regions.push(...e.regions);
+      }, new AbortController().signal);
+      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, ms: Date.now() - started };
+    } finally {
+      doc.close();
+    }
+  };
+}
+
+function readOrder(regions: LayoutRegion[]): Box[] {
+  return regions.filter((r) => r.order !== null).sort((a, b) => a.order! - b.order!).map((r) => r.box);
+}
+
+/** Without an engine only the layout can be measured. */
+const oursLayoutOnly: System = async (item) => {
+  const started = Date.now();
+  const source = await openPageSource(new Uint8Array(readFileSync(item.image)));
+  const page = analysePage(0, await source.render(0));
+  source.close();
+  return { text: '', order: readOrder(page.regions), frame: source.pages[0]!, ms: Date.now() - started };
+};
+
+const tesseract: System = async (item) => {
+  const kind = cropKind[item.dataset];
+  const page = await runTesseract(item.image, kind ? 6 : null);
+  const meta = await sharp(item.image).metadata();
+  const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
+  return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame, ms: page.ms };
+};
+
+interface Scores {
+  [key: string]: number | null;
+}
+
+async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[]): Promise<Scores> {
+  const words: Record<string, WordScore[]> = { scribe: [], sroie: [] };
+  const tedsScores: number[] = [];
+  const exact: boolean[] = [];
+  const orderEdits: number[] = [];
+  let pageMs = 0;
+  let pages = 0;
+  for (const item of items) {
+    let out: SystemOutput;
+    try {
+      out = await system(item);
+    } catch (err) {
+      notes.push(`${name}: ${item.dataset}/${item.name}: ${(err as Error).message}`);
+      continue;
+    }
+    if (FULL_PAGES.includes(item.dataset)) {
+      pageMs += out.ms;
+      pages++;
+    }
+    const plain = markdownPlainText(out.text);
+    if (item.dataset === 'scribe') words.scribe!.push(wordScore(plain, item.truth));
+    if (item.dataset === 'sroie') words.sroie!.push(wordScore(plain, item.truth, true));
+    if (item.dataset === 'pubtabnet') tedsScores.push(teds(out.text, item.truth));
+    if (item.dataset === 'im2latex') exact.push(latexExactMatch(out.text, item.truth));
+    if (item.dataset === 'omnidocbench' && item.orderedBlocks && item.truthSize) {
+      const sx = item.truthSize.width / out.frame.width;
+      const sy = item.truthSize.height / out.frame.height;
+      const scaled = out.order.map((b) => ({ x0: b.x0 * sx, y0: b.y0 * sy, x1: b.x1 * sx, y1: b.y1 * sy }));
+      orderEdits.push(readingOrderEdit(item.orderedBlocks, scaled).edit);
+    }
+    process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms\n`);
+  }
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  const r = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
+  return {
+    [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? r(poolScores(words.scribe!).f1) : null,
+    [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? r(poolScores(words.sroie!).f1) : null,
+    [`${name}.pubtabnet.teds`]: recognises ? r(mean(tedsScores)) : null,
+    [`${name}.im2latex.exact`]: recognises ? r(mean(exact.map(Number))) : null,
+    [`${name}.omnidocbench.reading_order_edit`]: r(mean(orderEdits)),
+    [`${name}.pages_per_s`]: recognises && pages ? r(pages / (pageMs / 1000)) : null,
+  };
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const notes: string[] = [];
+  if (!existsSync(args.data)) {
+    const msg = `eval: the data folder ${args.data} does not exist; nothing to evaluate (pass --data DIR).`;
+    console.error(msg);
+    if (args.json) writeFileSync(args.json, JSON.stringify({ skipped: msg }, null, 2));
+    return 0;
+  }
+  const perDataset = new Map<string, number>();
+  const items = loadDatasets(args.data).filter((it) => !args.datasets || args.datasets.includes(it.dataset)).filter((it) => {
+    const n = perDataset.get(it.dataset) ?? 0;
+    perDataset.set(it.dataset, n + 1);
+    return n < args.limit;
+  });
+  console.error(`eval: ${items.length} items from ${args.data}`);
+
+  let ours: System = oursLayoutOnly;
+  let model: NativeModel | null = null;
+  let backend = 'none';
+  try {
+    const addon = loadAddon();
+    model = await addon.loadModel(args.model);
+    backend = addon.info().backend;
+    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode });
+  } catch (err) {
+    notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
+  }
+  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes)) };
+  model?.close();
+  const version = await tesseractAvailable();
+  if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes));
+  else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
+
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, tesseract: version }, notes };
+  for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
+  for (const n of notes) console.log(`note: ${n}`);
+  if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));
+  return 0;
+}
+
+main().then((code) => process.exit(code), (err) => {
+  console.error(`eval: ${(err as Error).message}`);
+  process.exit(1);
+});

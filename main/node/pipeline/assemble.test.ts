@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assembleMarkdown, joinLines } from './assemble';
+
+test('lines of a paragraph join with spaces, and end-of-line hyphens are undone', () => {
+  assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ']), 'The recogniser reads single lines.');
+  assert.equal(joinLines(['state-of-the-', 'Art']), 'state-of-the- Art');
+});
+
+test('regions become Markdown in reading order: heading, paragraph, list, table, formula', () => {
+  const md = assembleMarkdown([
+    [
+      { kind: 'header', lines: ['Journal of Tests, vol. 3'] },
+      { kind: 'title', lines: ['Results'] },
+      { kind: 'text', lines: ['We measured', 'everything.'] },
+      { kind: 'text', lines: ['1. First item', 'continued', '2. Second item'] },
+      { kind: 'table', lines: ['<table><tr><td>a</td></tr></table>'] },
+      { kind: 'formula', lines: ['E = mc^2'] },
+      { kind: 'figure', lines: [] },
+      { kind: 'footer', lines: ['Page 3'] },
+    ],
+    [{ kind: 'title', lines: ['Methods'] }, { kind: 'text', lines: ['• bullet one', '• bullet two'] }],
+  ]);
+  assert.equal(md, [
+    '# Results',
+    'We measured everything.',
+    '1. First item continued\n2. Second item',
+    '<table><tr><td>a</td></tr></table>',
+    '$$\nE = mc^2\n$$',
+    '## Methods',
+    '- bullet one\n- bullet two',
+  ].join('\n\n') + '\n');
+});
+
+test('a table without its <table> wrapper is wrapped, and empty regions leave nothing', () => {
+  assert.equal(assembleMarkdown([[{ kind: 'table', lines: ['<tr><td>x</td></tr>'] }, { kind: 'text', lines: ['  '] }]]), '<table><tr><td>x</td></tr></table>\n');
+});

@@ -1,0 +1,99 @@
+// decodeDocument against a fake engine: what the UI sees (layout first, then one stream per layout region,
+// progress with an estimate) and what the user gets (Markdown in reading order).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../common/engine-types';
+import type { SessionEvent } from '../../../common/protocol';
+import type { NativeModel } from '../native-addon';
+import { decodeDocument, openDocument } from './index';
+
+const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, visualTokenFraction: 1 };
+
+/** Answers every crop with "w<id>" in two tokens, delivering crops in reverse order to mimic concurrency. */
+function fakeModel(seen: RegionInput[][]): NativeModel {
+  return {
+    info: () => ({ name: 'fake' }),
+    close: () => {},
+    decode(regions, _options, onEvents) {
+      seen.push(regions);
+      let cancelled = false;
+      const promise = (async (): Promise<DecodeResult> => {
+        const out: DecodeResult['regions'] = [];
+        for (const r of [...regions].reverse()) {
+          if (cancelled) break;
+          const text = r.kind === 'table' ? '<table><tr><td>t</td></tr></table>' : `w${r.id.replace(/\W/g, '')}`;
+          const events: EngineEvent[] = [
+            { type: 'region_start', regionId: r.id, kind: r.kind, grid: { rows: 1, cols: 2 }, imageTokens: 2 },
+            { type: 'token', regionId: r.id, index: 0, id: 10, text: text.slice(0, 2), round: 0, source: 'ar', draftConf: -1, arProb: 1, fixation: null },
+            { type: 'token', regionId: r.id, index: 1, id: 11, text: text.slice(2), round: 0, source: 'ar', draftConf: -1, arProb: 1, fixation: null },
+            { type: 'region_end', regionId: r.id, text, stats },
+          ];
+          onEvents(events);
+          out.push({ regionId: r.id, text, stats });
+          await new Promise((res) => setImmediate(res));
+        }
+        return { regions: out, cancelled };
+      })();
+      return { promise, cancel: () => (cancelled = true) };
+    },
+  };
+}
+
+const SAMPLE = join(__dirname, '..', '..', '..', 'assets', 'samples', 'scanned-page.png');
+
+test('layout is emitted first, then each layout region streams as one region with continuous token indices', async () => {
+  const doc = await openDocument('page.png', new Uint8Array(readFileSync(SAMPLE)));
+  const events: SessionEvent[] = [];
+  const seen: RegionInput[][] = [];
+  const result = await decodeDocument(doc, fakeModel(seen), DEFAULT_DECODE_OPTIONS, null, (e) => events.push(...e), new AbortController().signal);
+  doc.close();
+  assert.equal(events[0]!.type, 'page_layout');
+  const layout = events[0] as Extract<SessionEvent, { type: 'page_layout' }>;
+  const ids = new Set(layout.regions.map((r) => r.id));
+  const engine = events.filter((e) => e.type === 'token' || e.type === 'region_start' || e.type === 'region_end') as EngineEvent[];
+  assert.ok(engine.length > 0);
+  for (const e of engine) assert.ok(ids.has(e.regionId), `event for unknown region ${e.regionId}`);
+  // Each region: one start, one end, token indices 0..n-1 in order even though crops finished in reverse.
+  for (const id of ids) {
+    const mine = engine.filter((e) => e.regionId === id);
+    if (mine.length === 0) continue;
+    assert.equal(mine.filter((e) => e.type === 'region_start').length, 1, id);
+    assert.equal(mine.filter((e) => e.type === 'region_end').length, 1, id);
+    const indices = mine.filter((e) => e.type === 'token').map((e) => (e as Extract<EngineEvent, { type: 'token' }>).index);
+    assert.deepEqual(indices, indices.map((_, i) => i), id);
+  }
+  // Text regions were cut into line crops; all crops of the page went to the engine in one call.
+  assert.equal(seen.length, 1);
+  assert.ok(seen[0]!.length > layout.regions.filter((r) => r.order !== null).length);
+  const progress = events.filter((e) => e.type === 'progress') as Array<Extract<SessionEvent, { type: 'progress' }>>;
+  const last = progress[progress.length - 1]!;
+  assert.equal(last.regionsDone, last.regionsTotal);
+  assert.equal(last.remainingMs, 0);
+  // Markdown holds every recognised body region in reading order.
+  const body = layout.regions.filter((r) => r.order !== null && r.kind !== 'header' && r.kind !== 'footer').sort((a, b) => a.order! - b.order!);
+  let at = -1;
+  for (const r of body) {
+    const text = result.regions.find((x) => x.regionId === r.id)!.text.split('\n')[0]!;
+    const pos = result.markdown.indexOf(text.startsWith('<table') ? '<table' : text, at + 1);
+    assert.ok(pos > at, `region ${r.id} (${text}) out of order`);
+    at = pos;
+  }
+});
+
+test('an abort before decoding stops the document and says it was cancelled', async () => {
+  const doc = await openDocument('page.png', new Uint8Array(readFileSync(SAMPLE)));
+  const controller = new AbortController();
+  controller.abort();
+  const result = await decodeDocument(doc, fakeModel([]), DEFAULT_DECODE_OPTIONS, null, () => {}, controller.signal);
+  doc.close();
+  assert.equal(result.cancelled, true);
+  assert.equal(result.markdown, '');
+});
+
+test('asking for a page that does not exist is an error', async () => {
+  const doc = await openDocument('page.png', new Uint8Array(readFileSync(SAMPLE)));
+  await assert.rejects(decodeDocument(doc, fakeModel([]), DEFAULT_DECODE_OPTIONS, [3], () => {}, new AbortController().signal), /page 4 does not exist/);
+  doc.close();
+});

@@ -1,0 +1,97 @@
+// Layout measured against the generator's region ground truth (test/fixtures/pages, made by
+// scripts/make_samples.py), and page preparation against pages turned, tilted, darkened and faded on purpose.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import type { Box } from '../../../common/protocol';
+import { readingOrderEdit } from '../eval/reading-order-metric';
+import type { GrayImage } from './gray-image';
+import { analyseLayout } from './layout';
+import { analysePage } from './page-analysis';
+import { preparePage } from './prepare';
+import { readingOrder } from './reading-order';
+
+const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'pages');
+
+interface Truth {
+  width: number;
+  height: number;
+  regions: Array<{ box: [number, number, number, number]; kind: string; order: number | null }>;
+}
+
+async function gray(input: Buffer | string, transform?: (s: sharp.Sharp) => sharp.Sharp): Promise<GrayImage> {
+  const s = sharp(input).grayscale();
+  const { data, info } = await (transform ? transform(s) : s).raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, info.width * info.height) };
+}
+
+const fixtures = readdirSync(FIXTURES).filter((f) => /^page-\d+\.json$/.test(f)).sort();
+const toBox = (b: [number, number, number, number]): Box => ({ x0: b[0], y0: b[1], x1: b[2], y1: b[3] });
+
+test('reading order follows the ground truth on generated pages (one and two columns)', async () => {
+  assert.ok(fixtures.length >= 6, 'fixtures missing: run scripts/make_samples.py');
+  const edits: number[] = [];
+  let matched = 0;
+  let total = 0;
+  for (const f of fixtures) {
+    const truth = JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')) as Truth;
+    const page = analysePage(0, await gray(join(FIXTURES, f.replace('.json', '.jpg'))));
+    const read = truth.regions.filter((r) => r.order !== null && r.kind !== 'header' && r.kind !== 'footer').map((r) => toBox(r.box));
+    const predicted = page.regions.filter((r) => r.order !== null).sort((a, b) => a.order! - b.order!).map((r) => r.box);
+    const score = readingOrderEdit(read, predicted);
+    edits.push(score.edit);
+    matched += score.matched;
+    total += score.total;
+  }
+  const mean = edits.reduce((a, b) => a + b, 0) / edits.length;
+  assert.ok(mean <= 0.2, `mean reading-order edit ${mean.toFixed(3)} (per page ${edits.map((e) => e.toFixed(2)).join(' ')})`);
+  assert.ok(matched / total >= 0.9, `only ${matched}/${total} ground-truth blocks covered by a region`);
+});
+
+test('XY-cut reads a two-column page column by column, after a full-width title', () => {
+  const boxes: Box[] = [
+    { x0: 520, y0: 100, x1: 1000, y1: 400 }, // right column, top
+    { x0: 0, y0: 100, x1: 480, y1: 300 }, // left column, top
+    { x0: 0, y0: 0, x1: 1000, y1: 60 }, // title across both
+    { x0: 0, y0: 320, x1: 480, y1: 600 }, // left column, bottom (shares a blank row with the right column)
+    { x0: 520, y0: 420, x1: 1000, y1: 600 }, // right column, bottom
+  ];
+  assert.deepEqual(readingOrder(boxes, 10), [2, 1, 3, 0, 4]);
+});
+
+test('skew is measured and removed', async () => {
+  const path = join(FIXTURES, fixtures[1]!.replace('.json', '.jpg'));
+  const tilted = await gray(path, (s) => s.rotate(2.5, { background: '#ffffff' }));
+  const prepared = preparePage(tilted);
+  assert.ok(Math.abs(prepared.skewDegrees - 2.5) <= 0.3, `measured ${prepared.skewDegrees} degrees`);
+  assert.ok(Math.abs(preparePage(await gray(path)).skewDegrees) < 0.5, 'a level page stays level');
+});
+
+test('a page scanned a quarter turn off is turned back, and its boxes map to the source', async () => {
+  const path = join(FIXTURES, fixtures[2]!.replace('.json', '.jpg'));
+  const upright = await gray(path);
+  const turned = await gray(path, (s) => s.rotate(90));
+  const prepared = preparePage(turned);
+  assert.equal(prepared.quarterTurns, 1);
+  const lines = (p: ReturnType<typeof preparePage>) => analyseLayout(p.ink, p.gray.width, p.gray.height).blocks.reduce((n, b) => n + b.lines.length, 0);
+  const expected = lines(preparePage(upright));
+  assert.ok(Math.abs(lines(prepared) - expected) <= 0.15 * expected, `${lines(prepared)} lines turned vs ${expected} upright`);
+  const page = analysePage(0, turned);
+  for (const r of page.regions) assert.ok(r.box.x1 <= turned.width && r.box.y1 <= turned.height, JSON.stringify(r.box));
+});
+
+test('dark and faint scans give the same text lines as the clean page', async () => {
+  const path = join(FIXTURES, fixtures[3]!.replace('.json', '.jpg'));
+  const count = (img: GrayImage) => {
+    const p = preparePage(img);
+    return analyseLayout(p.ink, p.gray.width, p.gray.height).blocks.reduce((n, b) => n + b.lines.length, 0);
+  };
+  const clean = count(await gray(path));
+  const dark = count(await gray(path, (s) => s.linear(0.35, 20)));
+  const faint = count(await gray(path, (s) => s.linear(0.3, 175)));
+  for (const [name, n] of [['dark', dark], ['faint', faint]] as const) {
+    assert.ok(Math.abs(n - clean) <= 0.1 * clean, `${name}: ${n} lines vs ${clean} clean`);
+  }
+});

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { crc32, deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { openDocument } from './index';
+import { detectFormat, MAX_PAGE_PIXELS } from './page-source';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
+  return Buffer.concat([head, data, crc]);
+}
+
+/** A PNG that claims width x height but carries almost no pixel data. */
+function pngHeader(width: number, height: number): Uint8Array {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 0, 0, 0, 0], 8);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return new Uint8Array(Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.alloc(width + 1))), pngChunk('IEND', Buffer.alloc(0))]));
+}
+
+test('formats are told by their bytes, not their names', () => {
+  assert.equal(detectFormat(new TextEncoder().encode('%PDF-1.7\n')), 'pdf');
+  assert.equal(detectFormat(pngHeader(1, 1)), 'png');
+  assert.equal(detectFormat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])), 'jpeg');
+  assert.equal(detectFormat(new Uint8Array([0x49, 0x49, 0x2a, 0x00])), 'tiff');
+  assert.equal(detectFormat(new TextEncoder().encode('{"json": true}')), null);
+});
+
+test('bad inputs are refused with a message a user can act on', async () => {
+  await assert.rejects(openDocument('empty.pdf', new Uint8Array()), /empty\.pdf: the file is empty/);
+  await assert.rejects(openDocument('notes.txt', new TextEncoder().encode('hello')), /unsupported file format/);
+  await assert.rejects(openDocument('broken.pdf', new TextEncoder().encode('%PDF-1.4\nthis is not a pdf')), /broken\.pdf: not a readable PDF/);
+  // The size is refused from the header alone: 400 MP are never allocated.
+  await assert.rejects(openDocument('huge.png', pngHeader(20000, 20000)), /20000x20000 pixels \(400 MP\); the limit is 100 MP/);
+});
+
+test('a two-page PDF opens as two pages at 200 dpi and renders one page to gray', async () => {
+  const doc = await openDocument('report.pdf', new Uint8Array(readFileSync(join(ROOT, 'assets', 'samples', 'two-page-report.pdf'))));
+  try {
+    assert.equal(doc.info.format, 'pdf');
+    assert.equal(doc.info.pages.length, 2);
+    for (const p of doc.info.pages) assert.ok(p.width > 1000 && p.width * p.height <= MAX_PAGE_PIXELS, JSON.stringify(p));
+  } finally {
+    doc.close();
+  }
+});
+
+test('EXIF orientation is applied: a portrait photo stored sideways opens as portrait', async () => {
+  const stored = await sharp({ create: { width: 120, height: 60, channels: 3, background: '#ffffff' } })
+    .jpeg().withMetadata({ orientation: 6 }).toBuffer();
+  const doc = await openDocument('photo.jpg', new Uint8Array(stored));
+  assert.deepEqual([doc.info.pages[0]!.width, doc.info.pages[0]!.height], [60, 120]);
+  doc.close();
+});
+
+test('large images are scaled to the working size, keeping their aspect', async () => {
+  const big = await sharp({ create: { width: 6000, height: 4000, channels: 3, background: '#ffffff' } }).png().toBuffer();
+  const doc = await openDocument('big.png', new Uint8Array(big));
+  const p = doc.info.pages[0]!;
+  assert.ok(p.width * p.height <= MAX_PAGE_PIXELS);
+  assert.ok(Math.abs(p.width / p.height - 1.5) < 0.01);
+  doc.close();
+});
+
+test('every page of a multi-page TIFF is a page', async () => {
+  const doc = await openDocument('scan.tiff', new Uint8Array(readFileSync(join(ROOT, 'test', 'fixtures', 'pages', 'two-pages.tiff'))));
+  assert.equal(doc.info.format, 'tiff');
+  assert.equal(doc.info.pages.length, 2);
+  doc.close();
+});

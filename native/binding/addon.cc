@@ -1,0 +1,195 @@
+// The N-API surface (native/README.md): info(), loadModel(), and the Model object.
+#include <napi.h>
+
+#include "decode/block_size.h"
+#include "decode/engine.h"
+#include "decode_job.h"
+#include "engine_info.h"
+#include "events_js.h"
+
+namespace saccade::js {
+
+namespace {
+
+class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
+ public:
+  static Napi::FunctionReference ctor;
+
+  static void Init(Napi::Env env) {
+    Napi::Function f = DefineClass(env, "Model",
+                                   {InstanceMethod("info", &ModelWrap::Info), InstanceMethod("decode", &ModelWrap::Decode),
+                                    InstanceMethod("benchmark", &ModelWrap::Benchmark),
+                                    InstanceMethod("close", &ModelWrap::Close)});
+    ctor = Napi::Persistent(f);
+    ctor.SuppressDestruct();
+  }
+
+  explicit ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {
+    if (info.Length() != 1 || !info[0].IsExternal()) throw Napi::TypeError::New(info.Env(), "use loadModel()");
+    handle_ = *info[0].As<Napi::External<std::shared_ptr<ModelHandle>>>().Data();
+  }
+
+ private:
+  std::shared_ptr<ModelHandle> live(Napi::Env env) {
+    if (!handle_) throw Napi::Error::New(env, "model is closed");
+    return handle_;
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto h = live(env);
+    const Model& m = *h->model;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("dir", m.dir);
+    o.Set("backend", m.backend->name());
+    o.Set("cpuKernels", m.backend->kernel_isa());
+    o.Set("threads", m.backend->threads());
+    o.Set("weightDtype", m.weight_dtype);
+    o.Set("computeDtype", "float32");
+    o.Set("parameters", double(m.parameter_count));
+    o.Set("vocabSize", m.cfg.text.vocab_size);
+    o.Set("decoderLayers", m.cfg.text.num_layers);
+    o.Set("hiddenSize", m.cfg.text.hidden_size);
+    o.Set("diffusionBlockSize", m.cfg.diffusion_block_size);
+    o.Set("maxImageTokens", m.cfg.image.max_image_tokens);
+    return o;
+  }
+
+  Napi::Value Decode(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto h = live(env);
+    if (info.Length() < 3 || !info[2].IsFunction())
+      throw Napi::TypeError::New(env, "decode(regions, options, onEvents) needs an onEvents function");
+    return start_decode(env, h, regions_from_js(info[0]), options_from_js(info[1]), info[2].As<Napi::Function>());
+  }
+
+  // benchmark({ widths?, context?, repeats? }) -> Promise<{ widths, seconds, context }>
+  Napi::Value Benchmark(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto h = live(env);
+    std::vector<int> widths = calibration_widths();
+    int context = 512, repeats = 3;
+    if (info.Length() > 0 && info[0].IsObject()) {
+      Napi::Object o = info[0].As<Napi::Object>();
+      if (o.Get("widths").IsArray()) {
+        Napi::Array a = o.Get("widths").As<Napi::Array>();
+        widths.clear();
+        for (uint32_t i = 0; i < a.Length(); ++i) {
+          int w = a.Get(i).As<Napi::Number>().Int32Value();
+          if (w < 1 || w > 1024) throw Napi::RangeError::New(env, "benchmark widths must be in 1..1024");
+          widths.push_back(w);
+        }
+      }
+      if (o.Get("context").IsNumber()) context = o.Get("context").As<Napi::Number>().Int32Value();
+      if (o.Get("repeats").IsNumber()) repeats = o.Get("repeats").As<Napi::Number>().Int32Value();
+    }
+    if (context < 1 || context > h->model->cfg.text.max_position_embeddings)
+      throw Napi::RangeError::New(env, "benchmark context out of range");
+    auto* w = new BenchmarkWorker(env, h, widths, context, repeats);
+    w->Queue();
+    return w->Promise();
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    handle_.reset();  // running decodes keep their reference until they finish
+    return info.Env().Undefined();
+  }
+
+  class BenchmarkWorker : public Napi::AsyncWorker {
+   public:
+    BenchmarkWorker(Napi::Env env, std::shared_ptr<ModelHandle> h, std::vector<int> widths, int context, int repeats)
+        : Napi::AsyncWorker(env), d_(Napi::Promise::Deferred::New(env)), h_(std::move(h)), widths_(std::move(widths)),
+          context_(context), repeats_(repeats) {}
+    Napi::Promise Promise() { return d_.Promise(); }
+    void Execute() override {
+      try {
+        std::lock_guard<std::mutex> lk(h_->run_mu);
+        costs_ = measure_forward_costs(*h_->model, widths_, context_, repeats_);
+      } catch (const std::exception& e) {
+        SetError(e.what());
+      }
+    }
+    void OnOK() override {
+      Napi::Env env = Env();
+      Napi::Object o = Napi::Object::New(env);
+      Napi::Array w = Napi::Array::New(env, costs_.widths.size()), s = Napi::Array::New(env, costs_.seconds.size());
+      for (size_t i = 0; i < costs_.widths.size(); ++i) {
+        w.Set(uint32_t(i), costs_.widths[i]);
+        s.Set(uint32_t(i), costs_.seconds[i]);
+      }
+      o.Set("widths", w);
+      o.Set("seconds", s);
+      o.Set("context", costs_.context);
+      d_.Resolve(o);
+    }
+    void OnError(const Napi::Error& e) override { d_.Reject(e.Value()); }
+
+   private:
+    Napi::Promise::Deferred d_;
+    std::shared_ptr<ModelHandle> h_;
+    std::vector<int> widths_;
+    int context_, repeats_;
+    ForwardCosts costs_;
+  };
+
+  std::shared_ptr<ModelHandle> handle_;
+};
+
+Napi::FunctionReference ModelWrap::ctor;
+
+class LoadWorker : public Napi::AsyncWorker {
+ public:
+  LoadWorker(Napi::Env env, std::string dir, LoadOptions opts)
+      : Napi::AsyncWorker(env), d_(Napi::Promise::Deferred::New(env)), dir_(std::move(dir)), opts_(std::move(opts)) {}
+  Napi::Promise Promise() { return d_.Promise(); }
+  void Execute() override {
+    try {
+      handle_ = std::make_shared<ModelHandle>();
+      handle_->model = load_model(dir_, opts_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    auto ext = Napi::External<std::shared_ptr<ModelHandle>>::New(env, &handle_);
+    d_.Resolve(ModelWrap::ctor.New({ext}));
+  }
+  void OnError(const Napi::Error& e) override { d_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred d_;
+  std::string dir_;
+  LoadOptions opts_;
+  std::shared_ptr<ModelHandle> handle_;
+};
+
+Napi::Value Info(const Napi::CallbackInfo& info) { return info_to_js(info.Env(), engine_info()); }
+
+// loadModel(dir, { threads?, backend? }) -> Promise<Model>
+Napi::Value LoadModel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "loadModel(dir, options?)");
+  LoadOptions opts;
+  if (info.Length() > 1 && info[1].IsObject()) {
+    Napi::Object o = info[1].As<Napi::Object>();
+    if (o.Get("threads").IsNumber()) opts.backend.threads = o.Get("threads").As<Napi::Number>().Int32Value();
+    if (o.Get("backend").IsString()) opts.backend.name = o.Get("backend").As<Napi::String>();
+  }
+  auto* w = new LoadWorker(env, info[0].As<Napi::String>(), opts);
+  w->Queue();
+  return w->Promise();
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  ModelWrap::Init(env);
+  exports.Set("info", Napi::Function::New(env, Info));
+  exports.Set("loadModel", Napi::Function::New(env, LoadModel));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(saccade, Init)
+
+}  // namespace saccade::js

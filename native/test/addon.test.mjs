@@ -1,0 +1,164 @@
+// Loads the built addon and drives it the way main/ does: info, loadModel, streamed decode, cancel, errors.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { syntheticRegion, writeTinyCheckpoint } from './tiny-checkpoint.mjs';
+
+const require = createRequire(import.meta.url);
+const addon = require('../build/Release/saccade.node');
+const modelDir = writeTinyCheckpoint('main');
+
+const base = {
+  mode: 'spec', blockSize: 4, tauC: 0.9, refineSteps: 0, temperature: 0, topP: 1, seed: 0, maxNewTokens: 24,
+  fixation: { enabled: true, warmupSteps: 2, focalLayers: 1, keepRatio: 0.25 },
+};
+
+function decode(model, regions, options) {
+  const events = [];
+  let batches = 0;
+  const job = model.decode(regions, options, (batch) => {
+    batches++;
+    events.push(...batch);
+  });
+  return { job, events, batches: () => batches };
+}
+
+test('info reports backends and run-time CPU features', () => {
+  const info = addon.info();
+  assert.equal(typeof info.version, 'string');
+  assert.ok(info.backends.includes('cpu'));
+  assert.equal(info.backend, 'cpu');
+  for (const f of ['avx2', 'fma', 'f16c', 'avx512f']) assert.equal(typeof info.cpuFeatures[f], 'boolean');
+  assert.ok(info.threads >= 1);
+});
+
+test('loads a checkpoint and describes it', async () => {
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  const info = model.info();
+  assert.equal(info.decoderLayers, 3);
+  assert.equal(info.weightDtype, 'F32');
+  assert.equal(info.backend, 'cpu');
+  model.close();
+  assert.throws(() => model.info(), /closed/);
+});
+
+test('a corrupt checkpoint rejects with one clear error', async () => {
+  const dir = writeTinyCheckpoint('corrupt');
+  const st = readFileSync(join(dir, 'model.safetensors'));
+  writeFileSync(join(dir, 'model.safetensors'), st.subarray(0, st.length - 1000));
+  await assert.rejects(addon.loadModel(dir), /model\.safetensors.*truncated or corrupt/);
+  await assert.rejects(addon.loadModel('/nonexistent/model'), /cannot open/);
+});
+
+test('decode streams region, round and token events and greedy spec equals AR', async () => {
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  const regions = [syntheticRegion('r1', 96, 48, 1), syntheticRegion('r2', 50, 60, 2)];
+  const noFix = { ...base.fixation, enabled: false };
+  const arResult = await decode(model, regions, { ...base, mode: 'ar', fixation: noFix }).job.promise;
+  const exact = await decode(model, regions, { ...base, blockSize: 'auto', fixation: noFix }).job.promise;
+  for (let i = 0; i < regions.length; i++) {
+    assert.deepEqual(exact.regions[i].tokens, arResult.regions[i].tokens);
+    assert.equal(exact.regions[i].text, arResult.regions[i].text);
+  }
+  // With fixation on: the streamed events.
+  const spec = decode(model, regions, { ...base, blockSize: 'auto' });
+  const specResult = await spec.job.promise;
+  assert.equal(specResult.cancelled, false);
+  const ev = spec.events;
+  assert.deepEqual(ev.filter((e) => e.type === 'region_start').map((e) => e.regionId), ['r1', 'r2']);
+  const start = ev.find((e) => e.type === 'region_start');
+  assert.equal(start.imageTokens, start.grid.rows * start.grid.cols);
+  const tokens = ev.filter((e) => e.type === 'token' && e.regionId === 'r1');
+  assert.equal(tokens.length, specResult.regions[0].tokens.length);
+  assert.deepEqual(tokens.map((t) => t.index), tokens.map((_, i) => i));
+  assert.ok(tokens.every((t) => ['accepted', 'corrected', 'bonus'].includes(t.source)));
+  const fix = tokens.filter((t) => t.fixation);
+  assert.ok(fix.length > 0);
+  for (const t of fix) {
+    assert.equal(t.fixation.indices.length, t.fixation.weights.length);
+    assert.ok(t.fixation.indices.every((i) => i >= 0 && i < start.imageTokens));
+    assert.ok(Math.abs(t.fixation.weights.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+  }
+  const rounds = ev.filter((e) => e.type === 'round');
+  assert.ok(rounds.length > 0 && rounds.every((r) => r.forwards >= 2 || r.committed.length === 1));
+  const end = ev.filter((e) => e.type === 'region_end');
+  assert.equal(end.length, 2);
+  assert.equal(end[0].text, specResult.regions[0].text);
+  assert.ok(end[0].stats.visualTokenFraction < 1);
+  assert.ok(spec.batches() < ev.length, 'events arrive in batches');
+  model.close();
+});
+
+test('cancel resolves early with cancelled: true', async () => {
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  // A region that does not reach EOS within 200 tokens, so cancelling it is observable.
+  let region = null;
+  for (let seed = 1; seed < 20 && !region; seed++) {
+    const r = syntheticRegion('long', 96, 48, seed);
+    const out = await model.decode([r], { ...base, mode: 'ar', maxNewTokens: 200 }, () => {}).promise;
+    if (out.regions[0].tokens.length === 200) region = r;
+  }
+  assert.ok(region, 'found a long region');
+  let cancelled = false;
+  const job = model.decode([region], { ...base, mode: 'ar', maxNewTokens: 4000 }, (events) => {
+    if (!cancelled && events.some((e) => e.type === 'token')) {
+      cancelled = true;
+      job.cancel();
+    }
+  });
+  const result = await job.promise;
+  assert.equal(result.cancelled, true);
+  assert.ok(result.regions[0].tokens.length < 4000);
+  model.close();
+});
+
+test('engine errors and throwing callbacks become rejections', async () => {
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  const bad = { ...syntheticRegion('x', 10, 10, 0), kind: 'poem' };
+  await assert.rejects(model.decode([bad], base, () => {}).promise, /unknown region kind/);
+  await assert.rejects(model.decode([syntheticRegion('x', 40, 40, 0)], { ...base, topP: 0 }, () => {}).promise, /topP/);
+  assert.throws(() => model.decode([syntheticRegion('x', 40, 40, 0)], { ...base, mode: 'fast' }, () => {}), TypeError);
+  const job = model.decode([syntheticRegion('x', 40, 40, 0)], base, () => {
+    throw new Error('ui bug');
+  });
+  await assert.rejects(job.promise, /onEvents threw: ui bug/);
+  model.close();
+});
+
+test('benchmark measures forward cost per width', async () => {
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  const b = await model.benchmark({ widths: [1, 8, 33], context: 64, repeats: 1 });
+  assert.deepEqual(b.widths, [1, 8, 33]);
+  assert.equal(b.seconds.length, 3);
+  assert.ok(b.seconds.every((s) => s > 0));
+  model.close();
+});
+
+const goldenDir = process.env.SACCADE_GOLDEN_DIR ?? new URL('./golden', import.meta.url).pathname;
+const goldenIndex = (() => {
+  try {
+    const index = JSON.parse(readFileSync(join(goldenDir, 'index.json'), 'utf8'));
+    readFileSync(join(goldenDir, index.model_dir, 'config.json'));
+    return index;
+  } catch {
+    return null;
+  }
+})();
+
+test('decodes golden regions to the reference greedy tokens', { skip: goldenIndex ? false : 'no golden files' }, async () => {
+  const model = await addon.loadModel(join(goldenDir, goldenIndex.model_dir), { threads: 2 });
+  const regions = Object.entries(goldenIndex.regions).map(([id, e]) => ({
+    id, kind: e.kind, height: e.image.shape[0], width: e.image.shape[1],
+    pixels: new Uint8Array(readFileSync(join(goldenDir, e.image.file))),
+  }));
+  const options = { ...base, blockSize: 'auto', maxNewTokens: goldenIndex.max_new_tokens, fixation: { ...base.fixation, enabled: false } };
+  const { job, events } = decode(model, regions, options);
+  const result = await job.promise;
+  for (const r of result.regions) assert.deepEqual(r.tokens, goldenIndex.regions[r.regionId].greedy_ar_ids, r.regionId);
+  const ends = events.filter((e) => e.type === 'region_end');
+  assert.deepEqual(ends.map((e) => e.text), result.regions.map((r) => r.text));
+  model.close();
+});

@@ -1,0 +1,223 @@
+// Decoding strategies on the tiny checkpoint: greedy self-spec reproduces greedy AR exactly, for fixed and
+// automatic block sizes; diffusion, refinement, sampling and fixation behave as specified.
+#include "decode/engine.h"
+#include "regions.h"
+#include "test.h"
+#include "tiny_checkpoint.h"
+
+using namespace saccade;
+
+namespace {
+
+struct Collect final : EventSink {
+  std::vector<Event> events;
+  void emit(Event&& e) override { events.push_back(std::move(e)); }
+  int count(Event::Type t) const {
+    int n = 0;
+    for (const Event& e : events) n += e.type == t;
+    return n;
+  }
+};
+
+Model& tiny() {
+  static std::unique_ptr<Model> m = [] {
+    LoadOptions o;
+    o.backend.threads = 2;
+    return load_model(sctest::write_tiny_checkpoint({}, "decode"), o);
+  }();
+  return *m;
+}
+
+std::vector<RegionInput> regions() {
+  return {sctest::synthetic_region("a", 96, 48, 1), sctest::synthetic_region("b", 40, 70, 2),
+          sctest::synthetic_region("c", 200, 30, 3)};
+}
+
+DecodeResult run(DecodeOptions o, Collect* sink = nullptr, ForwardCosts* costs = nullptr) {
+  Collect local;
+  ForwardCosts c;
+  std::atomic<bool> cancel{false};
+  return decode_regions(tiny(), regions(), o, sink ? *sink : local, cancel, costs ? costs : &c);
+}
+
+DecodeOptions opts(DecodeMode mode, int block) {
+  DecodeOptions o;
+  o.mode = mode;
+  o.block_size = block;
+  o.max_new_tokens = 40;
+  o.fixation.enabled = false;
+  return o;
+}
+
+}  // namespace
+
+TEST(greedy_self_spec_equals_greedy_ar) {
+  const DecodeResult ar = run(opts(DecodeMode::AR, 0));
+  CHECK(ar.regions.size() == 3);
+  for (int B : {1, 3, 8, 16}) {
+    const DecodeResult sp = run(opts(DecodeMode::Spec, B));
+    for (size_t i = 0; i < ar.regions.size(); ++i) {
+      CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B << " region " << i);
+      CHECK(sp.regions[i].stats.forwards <= 2 * sp.regions[i].stats.rounds + 0);
+    }
+  }
+}
+
+TEST(greedy_self_spec_with_auto_block_equals_ar) {
+  const DecodeResult ar = run(opts(DecodeMode::AR, 0));
+  Collect sink;
+  ForwardCosts costs;
+  const DecodeResult sp = run(opts(DecodeMode::Spec, 0), &sink, &costs);
+  CHECK(!costs.widths.empty() && costs.seconds.size() == costs.widths.size());
+  for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(sp.regions[i].tokens == ar.regions[i].tokens);
+  CHECK(sink.count(Event::Type::Round) > 0);
+}
+
+TEST(refined_drafts_keep_greedy_output_exact) {
+  const DecodeResult ar = run(opts(DecodeMode::AR, 0));
+  DecodeOptions o = opts(DecodeMode::Spec, 6);
+  o.refine_steps = 2;
+  o.tau_c = 0.5f;
+  const DecodeResult sp = run(o);
+  for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(sp.regions[i].tokens == ar.regions[i].tokens);
+}
+
+TEST(events_describe_every_committed_token_in_order) {
+  Collect sink;
+  const DecodeResult r = run(opts(DecodeMode::Spec, 4), &sink);
+  CHECK(sink.count(Event::Type::RegionStart) == 3 && sink.count(Event::Type::RegionEnd) == 3);
+  size_t tokens = 0;
+  for (const auto& reg : r.regions) tokens += reg.tokens.size();
+  CHECK(size_t(sink.count(Event::Type::Token)) == tokens);
+  int next = 0;
+  for (const Event& e : sink.events) {
+    if (e.type == Event::Type::RegionStart) next = 0;
+    if (e.type == Event::Type::Token) CHECK(e.index == next++);
+    if (e.type == Event::Type::Round) CHECK(e.committed.size() >= 1 && e.block_size >= 1);
+  }
+}
+
+TEST(diffusion_fills_one_slot_per_step_at_tau_one_and_all_at_tau_zero) {
+  DecodeOptions o = opts(DecodeMode::Diffusion, 4);
+  o.tau_c = 1.0f;
+  Collect slow;
+  run(o, &slow);
+  for (const Event& e : slow.events)
+    if (e.type == Event::Type::Round && int(e.committed.size()) == e.block_size) CHECK(e.forwards == e.block_size);
+  o.tau_c = 0.0f;
+  Collect fast;
+  run(o, &fast);
+  for (const Event& e : fast.events)
+    if (e.type == Event::Type::Round) CHECK(e.forwards == 1);
+}
+
+TEST(sampling_is_reproducible_by_seed) {
+  for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
+    DecodeOptions o = opts(mode, 4);
+    o.temperature = 1.0f;
+    o.top_p = 0.9f;
+    o.seed = 7;
+    const DecodeResult a = run(o), b = run(o);
+    o.seed = 8;
+    const DecodeResult c = run(o);
+    CHECK(a.regions[0].tokens == b.regions[0].tokens);
+    CHECK(a.regions[0].tokens != c.regions[0].tokens);
+  }
+}
+
+TEST(fixation_keeping_every_image_token_changes_nothing) {
+  const DecodeResult ar = run(opts(DecodeMode::AR, 0));
+  DecodeOptions o = opts(DecodeMode::AR, 0);
+  o.fixation = {true, 2, 2, 1.0f};
+  const DecodeResult fx = run(o);
+  for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(fx.regions[i].tokens == ar.regions[i].tokens);
+}
+
+TEST(fixation_reports_heatmaps_and_prunes_image_tokens) {
+  for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
+    DecodeOptions o = opts(mode, 4);
+    o.fixation = {true, 3, 1, 0.25f};
+    Collect sink;
+    const DecodeResult r = run(o, &sink);
+    int with = 0, tokens = 0, image_tokens = 0;
+    for (const Event& e : sink.events) {
+      if (e.type == Event::Type::RegionStart) image_tokens = e.image_tokens;
+      if (e.type != Event::Type::Token) continue;
+      ++tokens;
+      if (!e.has_fixation) continue;
+      ++with;
+      double sum = 0;
+      for (size_t k = 0; k < e.fixation.indices.size(); ++k) {
+        CHECK(e.fixation.indices[k] >= 0 && e.fixation.indices[k] < image_tokens);
+        sum += e.fixation.weights[k];
+      }
+      CHECK(std::fabs(sum - 1) < 1e-4);
+    }
+    CHECK(with > tokens / 2);
+    for (const auto& reg : r.regions) CHECK(reg.stats.visual_token_fraction < 0.6);
+  }
+}
+
+TEST(cancel_stops_decoding) {
+  struct CancelAfter final : EventSink {
+    std::atomic<bool>* flag;
+    int n = 0;
+    void emit(Event&&) override {
+      if (++n == 5) flag->store(true);
+    }
+  };
+  std::atomic<bool> cancel{false};
+  CancelAfter sink;
+  sink.flag = &cancel;
+  ForwardCosts c;
+  const DecodeResult r = decode_regions(tiny(), regions(), opts(DecodeMode::AR, 0), sink, cancel, &c);
+  CHECK(r.cancelled);
+  CHECK(r.regions.size() == 1 && r.regions[0].tokens.size() < 10);
+}
+
+TEST(bad_options_are_rejected_with_the_field_name) {
+  DecodeOptions o = opts(DecodeMode::Spec, 4);
+  o.top_p = 0;
+  CHECK_THROWS_WITH(run(o), "topP");
+  o = opts(DecodeMode::Spec, 4);
+  o.fixation = {true, 1, 99, 0.1f};
+  CHECK_THROWS_WITH(run(o), "focalLayers");
+  RegionInput bad = sctest::synthetic_region("x", 10, 10, 0);
+  bad.kind = "poem";
+  std::atomic<bool> cancel{false};
+  Collect sink;
+  ForwardCosts c;
+  CHECK_THROWS_WITH(decode_regions(tiny(), {bad}, opts(DecodeMode::AR, 0), sink, cancel, &c), "unknown region kind");
+}
+
+TEST(self_spec_with_accepted_drafts_equals_ar) {
+  // A checkpoint whose drafts often match, so accepted runs, corrections and bonus tokens all occur.
+  sctest::TinySpec spec;
+  spec.favor_strength = 1.5f;
+  LoadOptions lo;
+  lo.backend.threads = 2;
+  auto m = load_model(sctest::write_tiny_checkpoint(spec, "favor"), lo);
+  std::atomic<bool> cancel{false};
+  ForwardCosts costs;
+  Collect ar_sink;
+  const DecodeResult ar = decode_regions(*m, regions(), opts(DecodeMode::AR, 0), ar_sink, cancel, &costs);
+  int bonus = 0;
+  for (int B : {3, 8, 0}) {
+    Collect sink;
+    const DecodeResult sp = decode_regions(*m, regions(), opts(DecodeMode::Spec, B), sink, cancel, &costs);
+    int accepted = 0, corrected = 0;
+    for (const Event& e : sink.events) {
+      if (e.type == Event::Type::Round) accepted += e.accepted;
+      if (e.type == Event::Type::Token) {
+        bonus += e.source == TokenSource::Bonus;
+        corrected += e.source == TokenSource::Corrected;
+      }
+    }
+    for (size_t i = 0; i < ar.regions.size(); ++i) {
+      CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B << " region " << i);
+      if (B > 0) CHECK(sp.regions[i].stats.forwards < ar.regions[i].stats.forwards);  // auto depends on timing
+    }
+    if (B > 0) CHECK_MSG(accepted > 10 && corrected > 0, "B=" << B << " " << accepted << " " << corrected);
+  }
+  CHECK(bonus > 0);
+}

@@ -1,0 +1,78 @@
+// The user's commands, shared by the toolbar, keyboard shortcuts, Electron menus and drag and drop.
+import type { Session } from '../state/session-store';
+import { editorHandle } from '../editor/editor-handle';
+import { exportName } from '../state/markdown-layout';
+import type { ShellCommand, Transport } from '../transport/transport';
+
+/** Largest file the app sends to the engine; bigger ones are refused before their bytes are read. */
+export const MAX_FILE_BYTES = 200 * 1024 * 1024;
+
+export function createCommands(session: Session, transport: Transport, pickFile: () => void) {
+  const { store, actions } = session;
+
+  const openFile = async (file: File) => {
+    if (file.size > MAX_FILE_BYTES) {
+      store.setState({ notice: { kind: 'error', text: `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_FILE_BYTES / 2 ** 20} MB.` } });
+      return;
+    }
+    await actions.openFile(file.name, new Uint8Array(await file.arrayBuffer()));
+  };
+
+  const exportMarkdown = async () => {
+    const { doc } = store.getState();
+    const text = editorHandle.current?.getText();
+    if (!doc || text === undefined) return;
+    const name = exportName(doc.info.name);
+    if (transport.shell) {
+      if (await transport.shell.saveMarkdown(name, text)) store.setState({ notice: { kind: 'info', text: `Exported ${name}` } });
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+
+  const run = (command: ShellCommand) => {
+    const s = store.getState();
+    switch (command) {
+      case 'open': return pickFile();
+      case 'export': return void exportMarkdown();
+      case 'close': return void actions.closeDocument();
+      case 'decode': return void actions.decode();
+      case 'cancel': return void actions.cancel();
+      case 'toggle-theme': return actions.setTheme(s.theme === 'dark' ? 'light' : 'dark');
+      case 'toggle-boxes': return actions.toggleOverlay('boxes');
+      case 'toggle-heatmap': return actions.toggleOverlay('heatmap');
+      case 'toggle-tokens': return actions.toggleOverlay('tokens');
+      case 'zoom-in': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) * 1.25);
+      case 'zoom-out': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) / 1.25);
+      case 'zoom-fit': return actions.setZoom('fit');
+    }
+  };
+
+  return { openFile, exportMarkdown, run };
+}
+
+export type Commands = ReturnType<typeof createCommands>;
+
+/** Keyboard shortcuts of the browser build (Electron's menu accelerators carry the same keys). */
+export function shortcutFor(e: KeyboardEvent): ShellCommand | null {
+  const mod = e.ctrlKey || e.metaKey;
+  if (e.key === 'Escape' && !mod) return 'cancel';
+  if (!mod) return null;
+  const key = e.key.toLowerCase();
+  if (key === 'o' && !e.shiftKey) return 'open';
+  if (key === 's' || (key === 'e' && e.shiftKey)) return 'export';
+  if (key === 'enter') return 'decode';
+  if (key === 'w' && e.shiftKey) return 'close';
+  if (key === 'l' && e.shiftKey) return 'toggle-theme';
+  if (key === 'h' && e.shiftKey) return 'toggle-heatmap';
+  if (key === 'b' && e.shiftKey) return 'toggle-boxes';
+  if (key === '=' || key === '+') return 'zoom-in';
+  if (key === '-') return 'zoom-out';
+  if (key === '0') return 'zoom-fit';
+  return null;
+}

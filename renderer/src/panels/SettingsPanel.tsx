@@ -1,0 +1,37 @@
+// Decoding settings, remembered between runs; they apply to the next decode.
+import { useSession, useSessionState } from '../app/session-context';
+import { BLOCK_SIZES } from '../state/decode-settings';
+
+export function SettingsPanel({ onClose }: { onClose: () => void }) {
+  const { actions } = useSession();
+  const s = useSessionState((st) => st.settings);
+  return (
+    <div className="settings-popover" role="dialog" aria-label="Decoding settings" data-testid="settings">
+      <header className="panel-header"><span>Decoding</span><button className="icon" onClick={onClose} aria-label="Close">×</button></header>
+      <label>Mode
+        <select value={s.mode} onChange={(e) => actions.updateSettings({ mode: e.target.value as typeof s.mode })} data-testid="setting-mode">
+          <option value="spec">Self-speculative (draft + verify)</option>
+          <option value="ar">Autoregressive</option>
+          <option value="diffusion">Diffusion</option>
+        </select>
+      </label>
+      <label>Block size
+        <select value={String(s.blockSize)} disabled={s.mode === 'ar'}
+          onChange={(e) => actions.updateSettings({ blockSize: e.target.value === 'auto' ? 'auto' : Number(e.target.value) })}>
+          <option value="auto">Automatic</option>
+          {BLOCK_SIZES.map((b) => <option key={b} value={b}>{b}</option>)}
+        </select>
+      </label>
+      <label>τ<sub>c</sub> (diffusion confidence) <output>{s.tauC.toFixed(2)}</output>
+        <input type="range" min={0.5} max={0.99} step={0.01} value={s.tauC} disabled={s.mode !== 'diffusion'}
+          onChange={(e) => actions.updateSettings({ tauC: Number(e.target.value) })} />
+      </label>
+      <label className="row"><input type="checkbox" checked={s.fixation} onChange={(e) => actions.updateSettings({ fixation: e.target.checked })} /> Fixation (prune visual tokens)</label>
+      <label>Keep ratio <output>{Math.round(s.keepRatio * 100)}%</output>
+        <input type="range" min={0.02} max={0.5} step={0.01} value={s.keepRatio} disabled={!s.fixation}
+          onChange={(e) => actions.updateSettings({ keepRatio: Number(e.target.value) })} />
+      </label>
+      <p className="muted">Settings apply to the next decode.</p>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+// Decoding statistics: tokens per forward (the speed-up a forward-bound decoder gets), measured tokens per
+// second against the AR baseline measured on this model and backend, the share of visual tokens that
+// fixation kept, and the engine backend.
+import { useSessionState } from '../app/session-context';
+import { useFrameRevision } from './use-frame-revision';
+
+function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId?: string }) {
+  return (
+    <div className="stat" title={hint} data-testid={testId}>
+      <span className="stat-value">{value}</span>
+      <span className="stat-label">{label}</span>
+    </div>
+  );
+}
+
+export function StatsPanel() {
+  useFrameRevision();
+  const run = useSessionState((s) => s.run);
+  const engine = useSessionState((s) => s.engine);
+  const baseline = useSessionState((s) => s.arTokensPerSecond);
+  const mode = useSessionState((s) => s.settings.mode);
+  const tpf = run?.tokensPerForward ?? null;
+  const tps = run && run.decodeMs > 0 ? run.tokens / (run.decodeMs / 1000) : null;
+  const share = run?.visualShare ?? null;
+  const speedup = tps !== null && baseline ? tps / baseline : null;
+  const backend = engine.info ? `${engine.info.backend} · ${engine.info.threads} thr` : engine.status === 'unavailable' ? 'unavailable' : '…';
+
+  return (
+    <section className="panel stats-panel" data-testid="stats">
+      <header className="panel-header"><span>Statistics</span><span className="muted">{mode === 'spec' ? 'self-speculative' : mode === 'ar' ? 'autoregressive' : 'diffusion'}</span></header>
+      <div className="stats-grid">
+        <Stat label="tokens / forward" value={tpf !== null ? tpf.toFixed(2) : '—'} testId="stat-tpf" />
+        <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="committed tokens over engine decode time (draft + verify)" />
+        <Stat label="speed vs AR" value={speedup !== null ? `${speedup.toFixed(2)}×` : '—'}
+          hint={baseline ? `AR baseline ${baseline.toFixed(0)} tokens/s on this backend` : 'decode once in AR mode to measure the baseline'} />
+        <Stat label="visual tokens attended" value={share !== null ? `${(share * 100).toFixed(1)}%` : '—'} hint="mean share of image tokens fixation kept per step" />
+        <Stat label="tokens" value={run ? String(run.tokens) : '—'} />
+        <Stat label="backend" value={backend} hint={engine.model ? `${engine.model.name}, ${(engine.model.parameters / 1e6).toFixed(1)}M parameters` : engine.message} />
+      </div>
+    </section>
+  );
+}

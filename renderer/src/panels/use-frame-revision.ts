@@ -1,0 +1,18 @@
+// Re-renders a component at most once per animation frame while the token stream advances: for small panels
+// whose numbers change with every batch, without a React render per token.
+import { useEffect, useState } from 'react';
+import { useSession } from '../app/session-context';
+
+export function useFrameRevision(): number {
+  const { store } = useSession();
+  const [revision, setRevision] = useState(store.getState().revision);
+  useEffect(() => {
+    let frame = 0;
+    const unsubscribe = store.subscribe((s, prev) => {
+      if (s.revision === prev.revision && s.run === prev.run && s.selectedRound === prev.selectedRound && s.phase === prev.phase) return;
+      if (!frame) frame = requestAnimationFrame(() => { frame = 0; setRevision(store.getState().revision + Math.random()); });
+    });
+    return () => { unsubscribe(); if (frame) cancelAnimationFrame(frame); };
+  }, [store]);
+  return revision;
+}

@@ -1,0 +1,110 @@
+// The renderer end to end in Chromium against a replayed decode (constructed events that follow the engine
+// contract), served by the real server: the sample page decodes with streaming tokens, the timeline fills,
+// hovering a token shows its heatmap, an edit survives a reload, and the export equals the editor's text.
+// The same flows run against the real engine in engine-decode.test.ts where the engine is built.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startApp, type RunningApp } from '../support/app-server';
+import { launchChromium } from '../support/browser';
+import { replayScript, type ReplayData } from '../support/replay-transport';
+import { renderSamplePage } from '../support/sample-page';
+import { buildSyntheticDecode } from '../support/synthetic-decode';
+
+const ARTIFACTS = 'test-results/e2e';
+let app: RunningApp;
+let browser: Browser;
+let data: ReplayData;
+const contexts: BrowserContext[] = [];
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const decode = buildSyntheticDecode();
+  data = { decode, pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs: 12 };
+  app = await startApp();
+  browser = await launchChromium();
+});
+
+/** A fresh profile per test: autosaved drafts from one test must not change what the next one sees. */
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  contexts.push(context);
+  await context.addInitScript(replayScript(data));
+  return context.newPage();
+}
+
+after(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await app?.stop();
+});
+
+async function openSample(page: Page): Promise<void> {
+  await page.goto(app.url);
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('workspace').waitFor();
+}
+
+test('a sample page decodes with streaming tokens, rounds and a live heatmap', async () => {
+  const page = await newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openSample(page);
+  // Mid-decode: tokens are already in the editor and the live heatmap follows the current token.
+  await page.locator('.tok').first().waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'live');
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
+  const rounds = Number(await page.getByTestId('timeline').getAttribute('data-rounds'));
+  const expected = data.decode.batches.flat().filter((e) => e.type === 'round').length;
+  assert.equal(rounds, expected);
+  assert.ok(await page.locator('.tok-accepted').count() > 10, 'accepted tokens are tinted');
+  assert.ok(await page.locator('.tok-corrected').count() > 0, 'corrected tokens are tinted');
+  assert.match(await page.getByTestId('stat-tpf').innerText(), /^[2-9]\.\d\d/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('hovering a token shows its fixation heatmap on the page', async () => {
+  const page = await newPage();
+  await openSample(page);
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
+  const heatmap = page.getByTestId('heatmap');
+  assert.equal(await heatmap.getAttribute('data-heat-origin'), 'none');
+  await page.locator('.tok-accepted').nth(20).hover();
+  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor');
+  assert.ok(Number(await heatmap.getAttribute('data-heat-cells')) > 0);
+  // Hovering a bar of the timeline shows that round's drafted slots.
+  const box = (await page.getByTestId('timeline').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+  assert.ok(await page.getByTestId('round-detail').locator('.slot-accepted, .slot-corrected, .slot-free').count() > 0);
+  await page.locator('.tok-accepted').nth(20).hover();
+  await page.screenshot({ path: `${ARTIFACTS}/replay-decoded.png` });
+  await page.close();
+});
+
+test('an edit survives a reload, and the exported file equals the editor text', async () => {
+  const page = await newPage();
+  await openSample(page);
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n\nReviewed by the night shift.');
+  await page.waitForTimeout(700);
+  await page.reload();
+  await page.getByTestId('try-sample').click();
+  await page.locator('.view-lines').filter({ hasText: 'Reviewed by the night shift.' }).waitFor();
+  // The restored text is not decoded over: the draft is kept until the user decodes again.
+  assert.equal(await page.getByTestId('decode').innerText(), 'Decode again');
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export').click();
+  const file = await (await download).path();
+  const exported = readFileSync(file, 'utf8');
+  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
+  assert.equal(exported, (JSON.parse(saved!) as { text: string }).text);
+  assert.match(exported, /^# Quarterly Report on Reading Speed/);
+  assert.match(exported, /\$\$\n\\tau = \\frac/);
+  assert.match(exported, /Reviewed by the night shift\.$/);
+  await page.close();
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DecodeRun } from '../../renderer/src/state/decode-run';
+import { buildSyntheticDecode, tokenize } from '../support/synthetic-decode';
+
+test('a run rebuilds every region text, round and total from the event stream', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun(synthetic.doc.docId);
+  for (const batch of synthetic.batches) run.apply(batch);
+  for (const region of synthetic.regions) {
+    const r = run.regions.get(region.id)!;
+    assert.equal(r.status, 'done');
+    assert.equal(r.tokens.map((t) => t.text).join(''), region.lines.join('\n'));
+  }
+  const rounds = synthetic.batches.flat().filter((e) => e.type === 'round');
+  assert.equal(run.timeline.length, rounds.length);
+  assert.equal(run.tokens, synthetic.regions.reduce((n, r) => n + tokenize(r.lines.join('\n')).length, 0));
+  assert.equal(run.forwards, rounds.length * 2);
+  assert.ok(run.tokensPerForward! > 1, 'self-speculative rounds commit more than one token per forward');
+  assert.equal(run.timeline.at(-1)!.tokensSoFar, run.tokens);
+  assert.deepEqual(run.unfinishedPages(1), []);
+  assert.equal(run.progress?.regionsDone, synthetic.regions.length);
+});
+
+test('editor operations open, fill and close each region in decode order', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun(synthetic.doc.docId);
+  for (const batch of synthetic.batches) run.apply(batch);
+  const first = run.editorOps.filter((o) => o.regionId === 'p0-r0');
+  assert.equal(first[0]!.op, 'open');
+  assert.equal(first.at(-1)!.op, 'close');
+  assert.ok(first.slice(1, -1).every((o, i) => o.op === 'token' && o.index === i));
+});
+
+test('events of another document and out-of-order tokens are ignored', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun('another-doc');
+  for (const batch of synthetic.batches) run.apply(batch);
+  assert.equal(run.regions.size, 0);
+  assert.equal(run.tokens, 0);
+
+  const own = new DecodeRun(synthetic.doc.docId);
+  own.apply(synthetic.batches[0]!);
+  own.apply(synthetic.batches[1]!);
+  const token = synthetic.batches[2]!.find((e) => e.type === 'token')!;
+  own.apply([{ ...token, index: 5 }]);
+  assert.equal(own.tokens, 0);
+});
+
+test('a restart after a crash drops only the unfinished page and decodes it under the new id', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun(synthetic.doc.docId);
+  // Crash in the middle of the third region.
+  const cut = synthetic.batches.findIndex((b) => b.some((e) => e.type === 'region_start' && e.regionId === 'p0-r2')) + 2;
+  for (const batch of synthetic.batches.slice(0, cut)) run.apply(batch);
+  assert.deepEqual(run.unfinishedPages(1), [0]);
+  const before = run.editorOps.length;
+  run.restartPages([0], 'new-doc');
+  const resets = run.editorOps.slice(before);
+  assert.deepEqual(resets.map((o) => `${o.op}:${o.regionId}`), ['reset:p0-r0', 'reset:p0-r1', 'reset:p0-r2']);
+  assert.equal(run.tokens, 0);
+  const again = buildSyntheticDecode({ docId: 'new-doc' });
+  for (const batch of again.batches) run.apply(batch);
+  assert.equal(run.regions.get('p0-r4')!.status, 'done');
+  assert.deepEqual(run.unfinishedPages(1), []);
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RoundEvent } from '../../common/engine-types';
+import { fixationCells, fixationCentre, mergeCells } from '../../renderer/src/document/fixation-geometry';
+import { DEFAULT_SETTINGS, loadSettings, saveSettings, sanitizeSettings, toDecodeOptions } from '../../renderer/src/state/decode-settings';
+import { documentKey, listRecent, loadDraft, saveDraft } from '../../renderer/src/state/drafts';
+import { exportName, regionPrefix, regionSuffix } from '../../renderer/src/state/markdown-layout';
+import type { KeyValueStore } from '../../renderer/src/state/persisted';
+import { roundSlots } from '../../renderer/src/state/round-slots';
+
+function memoryStorage(): KeyValueStore & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, v), removeItem: (k) => void map.delete(k) };
+}
+
+test('decode settings survive a round trip and invalid stored values fall back to defaults', () => {
+  const storage = memoryStorage();
+  saveSettings(storage, { mode: 'diffusion', blockSize: 16, tauC: 0.8, fixation: false, keepRatio: 0.2 });
+  assert.deepEqual(loadSettings(storage), { mode: 'diffusion', blockSize: 16, tauC: 0.8, fixation: false, keepRatio: 0.2 });
+  assert.deepEqual(sanitizeSettings({ mode: 'turbo', blockSize: 7, tauC: 3, fixation: 'yes', keepRatio: -1 }), DEFAULT_SETTINGS);
+  storage.setItem('saccade.decodeSettings', '{not json');
+  assert.deepEqual(loadSettings(storage), DEFAULT_SETTINGS);
+  const options = toDecodeOptions({ ...DEFAULT_SETTINGS, fixation: false, keepRatio: 0.3, blockSize: 'auto' });
+  assert.equal(options.fixation.enabled, false);
+  assert.equal(options.fixation.keepRatio, 0.3);
+  assert.equal(options.blockSize, 'auto');
+});
+
+test('drafts are keyed by content, listed as recent, and capped', () => {
+  const storage = memoryStorage();
+  const a = documentKey('scan.png', new Uint8Array([1, 2, 3]));
+  assert.equal(a, documentKey('scan.png', new Uint8Array([1, 2, 3])));
+  assert.notEqual(a, documentKey('scan.png', new Uint8Array([1, 2, 4])));
+  saveDraft(storage, { key: a, name: 'scan.png', source: { kind: 'file', name: 'scan.png' }, text: 'edited', savedAt: 1 });
+  assert.equal(loadDraft(storage, a)?.text, 'edited');
+  for (let i = 0; i < 10; i++) {
+    saveDraft(storage, { key: `k${i}`, name: `d${i}`, source: { kind: 'sample', name: `d${i}` }, text: String(i), savedAt: i });
+  }
+  const recent = listRecent(storage);
+  assert.equal(recent.length, 8);
+  assert.equal(recent[0]!.key, 'k9');
+  assert.equal(loadDraft(storage, a), null, 'the oldest draft is dropped with its recent entry');
+});
+
+test('round slots follow the draft/verify protocol', () => {
+  const round = (draft: number[], committed: number[]): RoundEvent => ({
+    type: 'round', regionId: 'r', round: 0, blockSize: draft.length, draft, draftConf: draft.map(() => 0.9),
+    verify: [], accepted: 0, committed, forwards: 2, draftMs: 1, verifyMs: 1,
+  });
+  // d1 replaced by a1, d2 and d3 accepted, d4 corrected to 40, the rest discarded.
+  assert.deepEqual(roundSlots(round([9, 2, 3, 4, 5, 6], [1, 2, 3, 40])).map((s) => s.fate),
+    ['free', 'accepted', 'accepted', 'corrected', 'discarded', 'discarded']);
+  // All drafts matched: the verifier adds a bonus token.
+  assert.deepEqual(roundSlots(round([1, 2, 3], [1, 2, 3, 7])).map((s) => `${s.fate}:${s.committed}`),
+    ['free:1', 'accepted:2', 'accepted:3', 'bonus:7']);
+});
+
+test('fixation cells map the merged grid onto the region box', () => {
+  const box = { x0: 100, y0: 200, x1: 300, y1: 300 };
+  const grid = { rows: 2, cols: 4 };
+  const cells = fixationCells(box, grid, { indices: [5, 0, 99], weights: [0.75, 0.25, 0] });
+  assert.deepEqual(cells, [{ x: 150, y: 250, w: 50, h: 50, weight: 0.75 }, { x: 100, y: 200, w: 50, h: 50, weight: 0.25 }]);
+  const c = fixationCentre(box, grid, { indices: [5, 0], weights: [0.75, 0.25] })!;
+  assert.deepEqual(c, { x: 0.75 * 175 + 0.25 * 125, y: 0.75 * 275 + 0.25 * 225 });
+  const merged = mergeCells([cells, cells.slice(0, 1)]);
+  assert.equal(merged.find((m) => m.x === 150)!.weight, 1);
+  assert.equal(merged.find((m) => m.x === 100)!.weight, 0.25 / 1.5);
+});
+
+test('regions sit in the Markdown as headings, paragraphs and display math', () => {
+  assert.equal(regionPrefix('title', true), '# ');
+  assert.equal(regionPrefix('text', false), '\n\n');
+  assert.equal(regionPrefix('formula', false) + 'x' + regionSuffix('formula'), '\n\n$$\nx\n$$');
+  assert.equal(exportName('two-page-report.pdf'), 'two-page-report.md');
+  assert.equal(exportName('.png'), 'document.md');
+});

@@ -1,0 +1,185 @@
+"""Evaluate a shipped checkpoint with the PyTorch reference decoders, and tesseract on the same real crops.
+
+    /usr/bin/python3 evaluate.py --samples 200 --json eval.json [--data ../../shared/data/real-dev]
+
+Synthetic regions use seeds from EVAL_SEED_BASE up (training seeds stay below). Text CER is
+edit distance / truth length summed over regions; tables are scored with TEDS; formulas by exact match
+after whitespace normalisation. Self-spec is checked token for token against greedy AR.
+tokens_per_forward counts decoder forwards after the prefill (draft and verify both count).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import cv2
+import torch
+
+from saccade import real_dev
+from saccade.checkpoint import load
+from saccade.data import EVAL_SEED_BASE
+from saccade.decode import Region, diffusion, greedy_ar, self_spec
+from saccade.metrics import edit_distance, normalize_formula, teds
+from saccade.preprocess import preprocess
+from saccade.tokenizer import Tokenizer
+from saccade.vocab import PROMPTS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_MODEL = os.path.join(HERE, "..", "assets", "models", "saccade-ocr-tiny")
+DEFAULT_DATA = os.path.join(HERE, "..", "..", "shared", "data", "real-dev")
+TAUS = (0.7, 0.9, 0.99)
+
+
+class Scores:
+    """Accumulates the per-kind quality metrics of one decoder."""
+
+    def __init__(self):
+        self.edits = self.chars = 0
+        self.teds, self.exact = [], []
+
+    def add(self, kind, pred, truth, casefold=False):
+        if kind == "table":
+            self.teds.append(teds(pred, truth))
+        elif kind == "formula":
+            self.exact.append(normalize_formula(pred) == normalize_formula(truth))
+        else:
+            if casefold:
+                pred, truth = pred.upper(), truth.upper()
+            self.edits += edit_distance(pred, truth)
+            self.chars += len(truth)
+
+    @property
+    def cer(self):
+        return self.edits / self.chars if self.chars else None
+
+    @property
+    def mean_teds(self):
+        return sum(self.teds) / len(self.teds) if self.teds else None
+
+    @property
+    def exact_rate(self):
+        return sum(self.exact) / len(self.exact) if self.exact else None
+
+
+def recognise(model, tok, image, kind, max_new):
+    pixels = preprocess(image, model.config["image"])
+    return tok.decode(greedy_ar(Region(model, pixels, PROMPTS[kind]), max_new).ids)
+
+
+def tesseract(image, kind):
+    """Tesseract's text for a crop; tables become rows split on wide gaps so TEDS can score them."""
+    psm = "6" if kind == "table" else "7"
+    ok, png = cv2.imencode(".png", image)
+    args = ["tesseract", "stdin", "stdout", "--psm", psm, "-l", "eng"]
+    if kind == "table":
+        args += ["-c", "preserve_interword_spaces=1"]
+    out = subprocess.run(args, input=png.tobytes(), capture_output=True).stdout.decode("utf-8", "replace")
+    lines = [l.strip() for l in out.splitlines() if l.strip()]
+    if kind != "table":
+        return " ".join(lines)
+    rows = ["<tr>" + "".join(f"<td>{c}</td>" for c in re.split(r"\s{2,}", l)) + "</tr>" for l in lines]
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def evaluate_synthetic(model, n, max_new, diffusion_samples, log):
+    from saccade.synth import generate_region
+    tok = Tokenizer()
+    B = model.config["diffusion_block_size"]
+    ar_scores, identical = Scores(), []
+    spec_tokens = spec_forwards = 0
+    diff = {tau: {"scores": Scores(), "tokens": 0, "forwards": 0} for tau in TAUS}
+    for i in range(n):
+        region = generate_region(EVAL_SEED_BASE + i)
+        pixels = preprocess(region.image, model.config["image"])
+        prompt = PROMPTS[region.kind]
+        ar = greedy_ar(Region(model, pixels, prompt), max_new)
+        ar_scores.add(region.kind, tok.decode(ar.ids), region.target)
+        spec = self_spec(Region(model, pixels, prompt), B, max_new)
+        identical.append(spec.ids == ar.ids)
+        spec_tokens += len(spec.ids) - spec.from_prefill
+        spec_forwards += spec.forwards
+        if i < diffusion_samples:
+            for tau in TAUS:
+                d = diffusion(Region(model, pixels, prompt), tau, B, max_new)
+                diff[tau]["scores"].add(region.kind, tok.decode(d.ids), region.target)
+                diff[tau]["tokens"] += len(d.ids)
+                diff[tau]["forwards"] += d.forwards
+        if (i + 1) % 10 == 0:
+            log(f"synthetic {i + 1}/{n}: cer {ar_scores.cer} teds {ar_scores.mean_teds} "
+                f"exact {ar_scores.exact_rate} identical {sum(identical)}/{len(identical)} "
+                f"tpf {spec_tokens / max(1, spec_forwards):.2f}")
+    return {
+        "synthetic": {"samples": n, "text_cer": ar_scores.cer, "table_teds": ar_scores.mean_teds,
+                      "formula_exact": ar_scores.exact_rate, "tables": len(ar_scores.teds),
+                      "formulas": len(ar_scores.exact)},
+        "self_spec": {"block_size": B, "identical_to_ar": sum(identical) / max(1, n),
+                      "tokens_per_forward": spec_tokens / max(1, spec_forwards)},
+        "diffusion": [{"tau_c": tau, "samples": min(n, diffusion_samples),
+                       "tokens_per_forward": d["tokens"] / max(1, d["forwards"]),
+                       "text_cer": d["scores"].cer, "table_teds": d["scores"].mean_teds,
+                       "formula_exact": d["scores"].exact_rate} for tau, d in diff.items()],
+    }
+
+
+def evaluate_real(model, root, limit, max_new, log):
+    tok = Tokenizer()
+    sets = [("scribe_line_cer", "text", real_dev.scribe_lines, "cer", False),
+            ("sroie_line_cer", "text", real_dev.sroie_lines, "cer", True),
+            ("pubtabnet_teds", "table", real_dev.pubtabnet_tables, "mean_teds", False),
+            ("im2latex_exact", "formula", real_dev.im2latex_formulas, "exact_rate", False)]
+    ours, theirs, counts, examples = {}, {}, {}, {}
+    for key, kind, reader, metric, casefold in sets:
+        crops = reader(root, limit)
+        model_scores, tess_scores = Scores(), Scores()
+        examples[key] = []
+        for image, truth in crops:
+            pred = recognise(model, tok, image, kind, max_new)
+            model_scores.add(kind, pred, truth, casefold)
+            tess_scores.add(kind, tesseract(image, kind), truth, casefold)
+            if len(examples[key]) < 5:
+                examples[key].append({"truth": truth[:200], "model": pred[:200]})
+        ours[key], theirs[key], counts[key] = getattr(model_scores, metric), getattr(tess_scores, metric), len(crops)
+        log(f"real {key}: model {ours[key]} tesseract {theirs[key]} on {len(crops)} crops")
+    return {"real_dev": {**ours, "crops": counts, "examples": examples}, "tesseract": theirs}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default=DEFAULT_MODEL)
+    p.add_argument("--samples", type=int, default=200, help="fresh synthetic regions")
+    p.add_argument("--json", help="write the results here")
+    p.add_argument("--data", default=DEFAULT_DATA, help="real development set (skipped if absent)")
+    p.add_argument("--real-limit", type=int, default=120, help="crops per real set")
+    p.add_argument("--diffusion-samples", type=int, default=100, help="synthetic regions decoded by diffusion")
+    p.add_argument("--max-new", type=int, default=512)
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    start = time.time()
+
+    def log(msg):
+        print(f"[{time.time() - start:6.0f}s] {msg}", file=sys.stderr, flush=True)
+
+    model = load(args.model, torch.float32)
+    result = {"model": os.path.relpath(args.model, HERE)}
+    with torch.no_grad():
+        if args.samples > 0:
+            result.update(evaluate_synthetic(model, args.samples, args.max_new, args.diffusion_samples, log))
+        if os.path.isdir(args.data):
+            result.update(evaluate_real(model, args.data, args.real_limit, args.max_new, log))
+        else:
+            log(f"real-dev data not found at {args.data}: skipping real_dev and tesseract")
+            result["real_dev"] = result["tesseract"] = None
+    result["seconds"] = round(time.time() - start)
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Text layouts: the features that make crops look like real ones must keep targets and boxes exact."""
+
+import random
+
+import numpy as np
+
+from saccade.synth import corpus, phrases
+from saccade.synth.text_blocks import TextLayout, render_text
+from saccade.synth.typeset import TextStyle, typeset
+from saccade.synth.fonts import covering_face
+
+
+def test_underline_draws_a_rule_below_the_words():
+    ink, target = render_text(random.Random(1), TextLayout(lines=[["Total amount"]], underline=True), size=30)
+    assert target == "Total amount"
+    bottom = max(b[3] for _, b in ink.words)
+    below = ink.coverage[bottom - 2:]
+    left, right = ink.words[0][1][0], ink.words[-1][1][2]
+    assert (below[:, left:right] > 128).all(axis=1).any()
+
+
+def test_neighbouring_lines_are_inked_but_not_in_the_target():
+    layout = TextLayout(lines=[["Payment is due within thirty days"]], neighbour_share=1.0)
+    for seed in range(5):
+        ink, target = render_text(random.Random(seed), layout, size=28)
+        assert target == "Payment is due within thirty days"
+        assert [w for w, _ in ink.words] == target.split()
+        x0, y0, x1, y1 = ink.focus
+        outside = ink.coverage.copy()
+        outside[y0:y1, x0:x1] = 0
+        assert outside.max() > 0  # another line was printed around the focus
+
+
+def test_paragraphs_keep_at_most_max_lines_and_wrap_to_width():
+    words = corpus.words_span(random.Random(4), 200)
+    ink, target = render_text(random.Random(4), TextLayout(prose=words, max_lines=6), size=20, width=400)
+    lines = target.split("\n")
+    assert len(lines) == 6 and " ".join(lines).split() == words[:len(" ".join(lines).split())]
+    assert max(b[2] for _, b in ink.words) - min(b[0] for _, b in ink.words) <= 400 + 2
+
+
+def test_hanging_list_item_indents_continuation_lines():
+    words = corpus.words_span(random.Random(5), 40)
+    ink, target = render_text(random.Random(5), TextLayout(prose=words, list_marker="(a)", align="left"), size=20,
+                              width=300)
+    first, second = target.split("\n")[:2]
+    assert first.startswith("(a) ")
+    marker_left = ink.words[0][1][0]
+    second_left = ink.words[len(first.split())][1][0]
+    assert second_left > marker_left + 10
+
+
+def test_multi_column_lines_put_amounts_flush_right():
+    rng = random.Random(2)
+    rows = [["Coffee beans 1kg", "12.50"], ["Bread", "3.10"], ["TOTAL", "115.60"]]
+    ink = typeset(rows, TextStyle(covering_face(rng, "x", "mono"), 24))
+    rights = [b[2] for w, b in ink.words if w in ("12.50", "3.10", "115.60")]
+    assert max(rights) - min(rights) <= 2
+
+
+def test_character_boxes_are_tight_for_thin_glyphs():
+    rng = random.Random(3)
+    ink = typeset([["a — b . c"]], TextStyle(covering_face(rng, "a — b . c", "serif"), 40), pad=4)
+    for ch, (x0, y0, x1, y1) in ink.chars:
+        patch = ink.coverage[y0:y1, x0:x1]
+        assert patch.max() > 100, ch
+        if ch in "—.":
+            # at most a pixel of paper above and below the ink, not the whole line height
+            rows = np.flatnonzero(patch.max(axis=1) > 0)
+            assert rows[0] <= 1 and rows[-1] >= patch.shape[0] - 2, ch
+
+
+def test_form_fields_pair_labels_with_fitting_values():
+    rng = random.Random(0)
+    for _ in range(200):
+        text = phrases.field(rng)
+        if text.startswith("Email"):
+            assert "@" in text
+        if text.startswith(("Amount Due", "Total", "Balance")):
+            assert any(c.isdigit() for c in text)
