@@ -66,7 +66,7 @@ class Scores:
 
 def recognise(model, tok, image, kind, max_new):
     pixels = preprocess(image, model.config["image"])
-    return tok.decode(greedy_ar(Region(model, pixels, PROMPTS[kind]), max_new).ids)
+    return tok.decode(greedy_ar(Region(model, pixels, PROMPTS[kind]), output_cap(model, pixels, max_new)).ids)
 
 
 def tesseract(image, kind):
@@ -84,26 +84,33 @@ def tesseract(image, kind):
     return "<table>" + "".join(rows) + "</table>"
 
 
-def evaluate_synthetic(model, n, max_new, diffusion_samples, log):
+def output_cap(model, pixels, max_new):
+    """At most 8 tokens per image token (+64): a region cannot hold more, so a looping decode stops."""
+    unit = model.config["image"]["unit"]
+    return min(max_new, 64 + 8 * (pixels.shape[0] // unit) * (pixels.shape[1] // unit))
+
+
+def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
     from saccade.synth import generate_region
     tok = Tokenizer()
     B = model.config["diffusion_block_size"]
     ar_scores, identical = Scores(), []
     spec_tokens = spec_forwards = 0
     diff = {tau: {"scores": Scores(), "tokens": 0, "forwards": 0} for tau in TAUS}
-    for i in range(n):
+    for i in range(n if with_ar else min(n, diffusion_samples)):
         region = generate_region(EVAL_SEED_BASE + i)
         pixels = preprocess(region.image, model.config["image"])
-        prompt = PROMPTS[region.kind]
-        ar = greedy_ar(Region(model, pixels, prompt), max_new)
-        ar_scores.add(region.kind, tok.decode(ar.ids), region.target)
-        spec = self_spec(Region(model, pixels, prompt), B, max_new)
-        identical.append(spec.ids == ar.ids)
-        spec_tokens += len(spec.ids) - spec.from_prefill
-        spec_forwards += spec.forwards
+        prompt, cap = PROMPTS[region.kind], output_cap(model, pixels, max_new)
+        if with_ar:
+            ar = greedy_ar(Region(model, pixels, prompt), cap)
+            ar_scores.add(region.kind, tok.decode(ar.ids), region.target)
+            spec = self_spec(Region(model, pixels, prompt), B, cap)
+            identical.append(spec.ids == ar.ids)
+            spec_tokens += len(spec.ids) - spec.from_prefill
+            spec_forwards += spec.forwards
         if i < diffusion_samples:
             for tau in TAUS:
-                d = diffusion(Region(model, pixels, prompt), tau, B, max_new)
+                d = diffusion(Region(model, pixels, prompt), tau, B, cap)
                 diff[tau]["scores"].add(region.kind, tok.decode(d.ids), region.target)
                 diff[tau]["tokens"] += len(d.ids)
                 diff[tau]["forwards"] += d.forwards
@@ -111,17 +118,19 @@ def evaluate_synthetic(model, n, max_new, diffusion_samples, log):
             log(f"synthetic {i + 1}/{n}: cer {ar_scores.cer} teds {ar_scores.mean_teds} "
                 f"exact {ar_scores.exact_rate} identical {sum(identical)}/{len(identical)} "
                 f"tpf {spec_tokens / max(1, spec_forwards):.2f}")
-    return {
-        "synthetic": {"samples": n, "text_cer": ar_scores.cer, "table_teds": ar_scores.mean_teds,
-                      "formula_exact": ar_scores.exact_rate, "tables": len(ar_scores.teds),
-                      "formulas": len(ar_scores.exact)},
-        "self_spec": {"block_size": B, "identical_to_ar": sum(identical) / max(1, n),
-                      "tokens_per_forward": spec_tokens / max(1, spec_forwards)},
-        "diffusion": [{"tau_c": tau, "samples": min(n, diffusion_samples),
-                       "tokens_per_forward": d["tokens"] / max(1, d["forwards"]),
-                       "text_cer": d["scores"].cer, "table_teds": d["scores"].mean_teds,
-                       "formula_exact": d["scores"].exact_rate} for tau, d in diff.items()],
-    }
+    result = {}
+    if with_ar:
+        result["synthetic"] = {"samples": n, "text_cer": ar_scores.cer, "table_teds": ar_scores.mean_teds,
+                               "formula_exact": ar_scores.exact_rate, "tables": len(ar_scores.teds),
+                               "formulas": len(ar_scores.exact)}
+        result["self_spec"] = {"block_size": B, "identical_to_ar": sum(identical) / max(1, n),
+                               "tokens_per_forward": spec_tokens / max(1, spec_forwards)}
+    if diffusion_samples:
+        result["diffusion"] = [{"tau_c": tau, "samples": min(n, diffusion_samples),
+                                "tokens_per_forward": d["tokens"] / max(1, d["forwards"]),
+                                "text_cer": d["scores"].cer, "table_teds": d["scores"].mean_teds,
+                                "formula_exact": d["scores"].exact_rate} for tau, d in diff.items()]
+    return result
 
 
 def evaluate_real(model, root, limit, max_new, log):
@@ -155,6 +164,9 @@ def main():
     p.add_argument("--real-limit", type=int, default=120, help="crops per real set")
     p.add_argument("--diffusion-samples", type=int, default=100, help="synthetic regions decoded by diffusion")
     p.add_argument("--max-new", type=int, default=512)
+    p.add_argument("--parts", default="synthetic,diffusion,real",
+                   help="comma list of synthetic (AR + self-spec), diffusion, real; run parts in parallel "
+                        "processes and merge their JSON objects")
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
@@ -165,12 +177,15 @@ def main():
 
     model = load(args.model, torch.float32)
     result = {"model": os.path.relpath(args.model, HERE)}
+    parts = set(args.parts.split(","))
     with torch.no_grad():
-        if args.samples > 0:
-            result.update(evaluate_synthetic(model, args.samples, args.max_new, args.diffusion_samples, log))
-        if os.path.isdir(args.data):
+        diffusion_samples = args.diffusion_samples if "diffusion" in parts else 0
+        if args.samples > 0 and ("synthetic" in parts or diffusion_samples):
+            result.update(evaluate_synthetic(model, args.samples, args.max_new, "synthetic" in parts,
+                                             diffusion_samples, log))
+        if "real" in parts and os.path.isdir(args.data):
             result.update(evaluate_real(model, args.data, args.real_limit, args.max_new, log))
-        else:
+        elif "real" in parts:
             log(f"real-dev data not found at {args.data}: skipping real_dev and tesseract")
             result["real_dev"] = result["tesseract"] = None
     result["seconds"] = round(time.time() - start)

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import sys
 import time
 
@@ -32,14 +33,14 @@ def parse_args(argv=None):
     p.add_argument("--ckpt-every", type=float, default=5.0, help="minutes between checkpoints")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--warmup", type=int, default=60, help="warm-up steps")
-    p.add_argument("--token-budget", type=int, default=3072, help="padded tokens per batch")
+    p.add_argument("--token-budget", type=int, default=1536, help="padded tokens per batch")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--layers", type=int, default=4, help="decoder layers")
     p.add_argument("--hidden", type=int, default=192, help="decoder width")
     p.add_argument("--heads", type=int, default=6, help="decoder query heads (head_dim 32)")
     p.add_argument("--kv-heads", type=int, default=2)
-    p.add_argument("--max-target-tokens", type=int, default=320, help="longer regions are skipped")
+    p.add_argument("--max-target-tokens", type=int, default=240, help="longer regions are skipped")
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
@@ -103,9 +104,12 @@ def main(argv=None):
         torch.save(state, os.path.join(ckpt_dir, "tmp.pt"))
         os.replace(os.path.join(ckpt_dir, "tmp.pt"), os.path.join(ckpt_dir, "last.pt"))
 
+    # SIGTERM ends the run cleanly: the current step finishes, then the checkpoint is written.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     for batch in loader:
         elapsed_min = (time.time() - t0) / 60
-        if elapsed_min >= args.minutes:
+        if elapsed_min >= args.minutes or stop:
             break
         lr = lr_at(args, step, elapsed_min)
         for g in opt.param_groups:

@@ -49,7 +49,9 @@ if (parentPort) {
     port.start();
   });
 } else {
-  const channel: Channel = { send: (m) => process.send?.(m) };
+  // The server may go away mid-decode: stop sending then, and exit rather than decode for nobody.
+  const channel: Channel = { send: (m) => { if (process.connected) process.send?.(m); } };
   channels.add(channel);
   process.on('message', (m) => void serve(channel, m));
+  process.on('disconnect', () => process.exit(0));
 }

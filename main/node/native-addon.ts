@@ -1,7 +1,7 @@
 // Locates and loads the native engine. The same .node file serves plain Node and Electron (Node-API).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DecodeOptions, DecodeResult, EngineEvent, EngineInfo, RegionInput } from '../../common/engine-types';
 
 export interface NativeModel {
@@ -23,7 +23,10 @@ export interface NativeAddon {
 export function resourceRoot(): string {
   const packaged = (process as { resourcesPath?: string }).resourcesPath;
   if (packaged && existsSync(join(packaged, 'native'))) return packaged;
-  return join(__dirname, '..', '..');
+  // Bundled code runs from out/main or from a shared chunk in out/main/chunks: walk up to the package root.
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
 }
 
 export function addonPath(): string {

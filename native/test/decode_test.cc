@@ -221,3 +221,41 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
   }
   CHECK(bonus > 0);
 }
+
+TEST(batched_regions_decode_exactly_as_one_by_one) {
+  for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
+    for (bool fixation : {false, true}) {
+      DecodeOptions o = opts(mode, 4);
+      o.fixation = {fixation, 2, 1, 0.3f};
+      const DecodeResult single = run(o);
+      o.batch_size = 3;
+      Collect sink;
+      const DecodeResult batched = run(o, &sink);
+      CHECK(sink.count(Event::Type::RegionStart) == 3 && sink.count(Event::Type::RegionEnd) == 3);
+      for (size_t i = 0; i < single.regions.size(); ++i) {
+        CHECK(batched.regions[i].id == single.regions[i].id);
+        CHECK_MSG(batched.regions[i].tokens == single.regions[i].tokens, "region " << i << " fixation " << fixation);
+        CHECK(batched.regions[i].stats.forwards == single.regions[i].stats.forwards);
+      }
+    }
+  }
+}
+
+TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_good) {
+  ForwardCosts flat;  // GPU-like: width costs nothing
+  flat.widths = {1, 65};
+  flat.seconds = {1e-3, 1e-3};
+  ForwardCosts steep;  // compute-bound CPU: cost grows with width
+  steep.widths = {1, 65};
+  steep.seconds = {1e-3, 65e-3};
+  BlockSizer good(flat, 64), bad(steep, 64), cpu(steep, 64);
+  for (int i = 0; i < 50; ++i) {
+    good.observe(31, 31);  // full blocks accepted
+    bad.observe(10, 0);    // first checked draft token wrong every round
+    cpu.observe(31, 31);
+  }
+  CHECK(good.choose() == 64);
+  CHECK(bad.choose() <= 4);
+  CHECK(cpu.choose() < good.choose());
+  CHECK(good.alpha() > 0.95 && bad.alpha() < 0.5);
+}

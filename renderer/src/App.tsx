@@ -68,7 +68,10 @@ function TintLegend() {
 export function App({ transport }: { transport: Transport }) {
   const session = useMemo(() => createSession(transport, browserStorage(), (flush) => requestAnimationFrame(flush)), [transport]);
   const fileInput = useRef<HTMLInputElement>(null);
-  const commands = useMemo(() => createCommands(session, transport, () => fileInput.current?.click()), [session, transport]);
+  // Inside Electron, main shows the native dialog and reads the file (it keeps Open Recent and opens a new
+  // window when this one already shows a document); in a browser, the file input does.
+  const commands = useMemo(() => createCommands(session, transport,
+    () => (transport.shell ? transport.shell.showOpenDialog() : fileInput.current?.click())), [session, transport]);
   const [dragging, setDragging] = useState(false);
   const hasDoc = useStore(session.store, (s) => s.doc !== null);
   const theme = useStore(session.store, (s) => s.theme);

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .preprocess import patchify, preprocess
+from .preprocess import patchify
 from .sequence import prefix, text_positions
 from .vocab import EOS, MASK
 
@@ -86,10 +86,6 @@ class Region:
         logits, new = self.model.extend(x, pos, mask[None], self.cache.layers)
         self.cache.commit(new, commit)
         return logits[0], new
-
-
-def region_from_image(model, image, prompt_id):
-    return Region(model, preprocess(image, model.config["image"]), prompt_id)
 
 
 @torch.no_grad()

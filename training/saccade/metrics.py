@@ -1,5 +1,4 @@
 """Scores: character error rate, table TEDS (tree edit distance similarity) and formula exact match."""
-import re
 from html.parser import HTMLParser
 
 
@@ -125,7 +124,3 @@ def tree_edit_distance(t1, t2):
 def teds(pred_html, truth_html):
     dist, a, b = tree_edit_distance(parse_table(pred_html), parse_table(truth_html))
     return 1.0 - dist / max(a, b)
-
-
-def strip_tags(html):
-    return re.sub(r"<[^>]+>", " ", html)

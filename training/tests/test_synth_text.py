@@ -78,3 +78,15 @@ def test_form_fields_pair_labels_with_fitting_values():
             assert "@" in text
         if text.startswith(("Amount Due", "Total", "Balance")):
             assert any(c.isdigit() for c in text)
+
+
+def test_bold_label_shares_the_baseline_with_its_value():
+    layout = TextLayout(lines=[["Invoice No.: INV-2024-00042"]], bold_label_words=2)
+    ink, target = render_text(random.Random(7), layout, size=32)
+    assert target == "Invoice No.: INV-2024-00042"
+    assert [w for w, _ in ink.words] == target.split()
+    (_, label), (_, value) = ink.words[1], ink.words[2]
+    assert label[2] < value[0]  # value starts after the label
+    assert abs(label[3] - value[3]) <= 2  # no descenders here: bottoms sit on one baseline
+    for _, (x0, y0, x1, y1) in ink.words:
+        assert ink.coverage[y0:y1, x0:x1].max() > 100

@@ -42,6 +42,12 @@ test('reading-order edit is 0 for the right order and grows with swaps', () => {
   const swapped = [gt[1]!, gt[0]!, gt[2]!, gt[3]!];
   assert.equal(readingOrderEdit(gt, swapped).edit, 0.5);
   assert.equal(readingOrderEdit(gt, [gt[0]!]).matched, 1);
+  // One region over two columns is read across them, so the column order earns nothing.
+  const columns = [{ x0: 0, y0: 0, x1: 100, y1: 300 }, { x0: 150, y0: 0, x1: 250, y1: 150 }];
+  const left = [{ x0: 0, y0: 0, x1: 100, y1: 140 }, { x0: 0, y0: 160, x1: 100, y1: 300 }];
+  const truth = [left[0]!, left[1]!, columns[1]!];
+  assert.equal(readingOrderEdit(truth, [{ x0: 0, y0: 0, x1: 250, y1: 300 }]).edit, 2 / 3);
+  assert.equal(readingOrderEdit(truth, columns).edit, 0);
 });
 
 test('Tesseract TSV becomes lines, blocks in its order, and a table of its lines', () => {

@@ -207,13 +207,12 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   for (const c of all) {
     const w = c.x1 - c.x0;
     const h = c.y1 - c.y0;
-    // A frame around the page (scanner edge, photo border, a form's outline) is neither a table nor a figure;
-    // what it encloses is laid out as if it were not there.
-    // In a photo, the desk around the sheet is one big dark shape touching the image edge.
-    // (Near rather than at the edge: deskewing turns the corners white.)
+    // A frame around the page (a form's outline, a scanner edge) or the desk around a photographed sheet (a
+    // big dark shape near the image edge; near, as deskewing turns the corners white) is neither a table nor
+    // a figure: what it encloses is laid out as if it were not there.
     const touchesEdge = c.x0 < 0.03 * width || c.y0 < 0.03 * height || c.x1 > 0.97 * width || c.y1 > 0.97 * height;
     if (w * h > 0.5 * width * height && (c.area < 0.1 * w * h || touchesEdge)) continue;
-    if (w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) {
+    if ((w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) || (w >= 4 * xh && w >= 20 * h)) {
       rules.push(c);
     } else if (w > 6 * xh && h > 6 * xh) {
       const runs = longRuns(ink, width, c, 0.6);
@@ -238,8 +237,9 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
     lines = lines.filter((l) => !unruled.some((t) => centreInside(l, t)));
   }
   const blocks: LayoutBlock[] = [];
-  for (const t of outerTables) blocks.push({ kind: 'table', box: t, lines: [], order: null });
-  for (const f of figures) blocks.push({ kind: 'figure', box: f, lines: [], order: null });
+  const plain = (b: Box): Box => ({ x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 });
+  for (const t of outerTables) blocks.push({ kind: 'table', box: plain(t), lines: [], order: null });
+  for (const f of figures) blocks.push({ kind: 'figure', box: plain(f), lines: [], order: null });
   const lineGroups = buildBlocks(lines);
   for (const group of lineGroups) {
     const box = group.reduce(unionBox);
@@ -273,7 +273,10 @@ function unruledTables(lines: Box[], contentWidth: number): Box[] {
   const out: Box[] = [];
   let run: Box[][] = [];
   const flush = () => {
-    if (run.length >= 3) out.push(run.flat().reduce(unionBox));
+    // Cells line up in columns down the table; a short line of a neighbouring text column that happens to
+    // share a row with it does not, so only pieces whose column recurs in most rows make up the table.
+    const kept = run.flat().filter((p) => run.filter((row) => row.some((q) => horizontalOverlap(p, q) > 0)).length >= 0.5 * run.length);
+    if (run.length >= 3 && kept.length >= 6) out.push(kept.reduce(unionBox));
     run = [];
   };
   for (const r of rows) {

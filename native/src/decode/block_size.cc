@@ -51,6 +51,9 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
     for (int r = 0; r < std::max(1, repeats); ++r) best = std::min(best, run(w));
     fc.seconds.push_back(best);
   }
+  // A wider forward never costs less; a dip is timing noise (other processes), and left in place it would
+  // steer the block size towards it.
+  for (size_t i = 1; i < fc.seconds.size(); ++i) fc.seconds[i] = std::max(fc.seconds[i], fc.seconds[i - 1]);
   return fc;
 }
 

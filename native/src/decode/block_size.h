@@ -14,7 +14,8 @@ struct ForwardCosts {
   double at(int width) const;    // linear interpolation, clamped at the ends
 };
 
-// Times decoder forwards of each width over a synthetic cache of `context` tokens (best of `repeats`).
+// Times decoder forwards of each width over a synthetic cache of `context` tokens (best of `repeats`, made
+// non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
 class BlockSizer {

@@ -10,6 +10,11 @@ import { monaco } from './monaco';
 import { StreamMirror } from './stream-mirror';
 
 const AUTOSAVE_MS = 400;
+/**
+ * The token stream reaches the editor at most this often. Monaco re-measures a line whenever its decorated
+ * spans change, and a region's text is one long wrapped line, so per-frame appends cost more than they show.
+ */
+const STREAM_INTERVAL_MS = 120;
 
 export function MarkdownEditor() {
   const { store } = useSession();
@@ -35,9 +40,21 @@ export function MarkdownEditor() {
       folding: false,
       unicodeHighlight: { ambiguousCharacters: false },
       overviewRulerBorder: false,
+      guides: { indentation: false },
+      occurrencesHighlight: 'off',
+      selectionHighlight: false,
+      matchBrackets: 'never',
+      renderWhitespace: 'none',
     });
     const mirror = new StreamMirror(model);
     const storage = browserStorage();
+    let syncTimer: ReturnType<typeof setTimeout> | null = null;
+    const syncNow = () => {
+      if (syncTimer) clearTimeout(syncTimer);
+      syncTimer = null;
+      mirror.sync();
+    };
+    const scheduleSync = () => { syncTimer ??= setTimeout(syncNow, STREAM_INTERVAL_MS); };
 
     let lastDoc = state.doc;
     let lastRun = state.run;
@@ -55,7 +72,8 @@ export function MarkdownEditor() {
         lastDoc = s.doc;
         if (s.run && s.run !== mirror.currentRun) mirror.reset(s.run, '');
       }
-      if (s.revision !== prev.revision || s.run !== prev.run) mirror.sync();
+      if (s.run !== prev.run || (s.phase !== prev.phase && s.phase !== 'decoding')) syncNow();
+      else if (s.revision !== prev.revision) scheduleSync();
       if (s.theme !== prev.theme) monaco.editor.setTheme(s.theme === 'dark' ? 'saccade-dark' : 'saccade-light');
     });
 
@@ -115,6 +133,7 @@ export function MarkdownEditor() {
     };
 
     return () => {
+      if (syncTimer) clearTimeout(syncTimer);
       if (saveTimer) {
         clearTimeout(saveTimer);
         save();

@@ -180,6 +180,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       try {
         const hello = await transport.request('hello', {});
         store.setState({ engine: { status: 'ready', info: hello.engine, model: hello.model }, vocab: hello.vocab ?? [] });
+        transport.shell?.engineReady(`${hello.engine.backend} backend (${hello.engine.threads} threads), engine ${hello.engine.version}; model ${hello.model.name} (${(hello.model.parameters / 1e6).toFixed(1)}M parameters)`);
         refreshBaseline();
       } catch (err) {
         store.setState({ engine: { status: 'unavailable', message: message(err) } });

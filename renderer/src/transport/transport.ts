@@ -24,6 +24,8 @@ export interface HostShell {
   showOpenDialog(): void;
   onCommand(listener: (command: ShellCommand) => void): () => void;
   onOpenFile(listener: (file: { name: string; bytes: Uint8Array }) => void): () => void;
-  /** Tells main which document this window shows (window title, Open Recent, one window per document). */
+  /** Tells main which document this window shows (window title, one window per document). */
   documentChanged(name: string | null): void;
+  /** The engine backend and model, for Help > About. */
+  engineReady(summary: string): void;
 }

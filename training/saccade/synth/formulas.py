@@ -28,10 +28,11 @@ BINARY = ["+", "-"] * 6 + ["\\cdot", "\\times", "\\pm", "/"] * 2 + [
     "\\mp", "\\div", "\\cup", "\\cap", "\\otimes", "\\oplus", "\\circ", "\\ast", "\\wedge", "\\vee"]
 RELATIONS = ["="] * 10 + ["<", ">", "\\leq", "\\geq", "\\neq", "\\approx", "\\equiv", "\\sim", "\\simeq",
              "\\propto", "\\in", "\\subset", "\\subseteq", "\\to", "\\rightarrow", "\\Rightarrow",
-             "\\Leftrightarrow", "\\mapsto", "\\perp", "\\parallel", "\\mid"]
+             "\\Leftrightarrow", "\\mapsto", "\\perp", "\\parallel", "\\mid", "\\notin", "\\leftarrow"]
 ACCENTS = ["\\hat", "\\bar", "\\tilde", "\\vec", "\\dot", "\\ddot", "\\overline"]
 FONT_COMMANDS = ["\\mathrm", "\\mathbf", "\\mathcal", "\\mathbb"]
-SYMBOLS = ["\\infty", "\\partial", "\\nabla", "\\ell", "\\hbar", "\\emptyset", "\\cdots", "\\ldots", "\\prime"]
+SYMBOLS = ["\\infty", "\\partial", "\\nabla", "\\ell", "\\hbar", "\\emptyset", "\\cdots", "\\ldots", "\\prime",
+           "\\dots", "\\star", "\\angle"]
 # Known formulas in normalised spelling. Placeholders: @v a variable letter, @g a Greek letter, @n a number,
 # @i an index letter; each is drawn once per formula, so a placeholder repeated stays the same symbol.
 TEMPLATES = [
@@ -99,6 +100,15 @@ TEMPLATES = [
     r"\nabla \times \vec { B } = \mu _ { 0 } \vec { J } + \mu _ { 0 } \epsilon _ { 0 } \frac { \partial \vec { E } } { \partial t }",
     r"| a + b | \leq | a | + | b |",
     r"\mathrm { R O I } = \frac { @n - @n } { @n } \times 1 0 0 \%",
+    r"\int _ { 0 } ^ { 1 } @v ^ { 2 } \, d @v = \frac { 1 } { 3 }",
+    r"\hat { \theta } = \operatorname { a r g m a x } _ { \theta } \log p ( x \mid \theta )",
+    r"f ( x ) = x ^ { 2 } , \qquad x \geq 0",
+    r"@v \notin \emptyset \; \Rightarrow \; @v \in A \cup B",
+    r"\angle A B C = \frac { \pi } { 2 }",
+    r"a _ { 1 } , a _ { 2 } , \dots , a _ { n }",
+    r"\sin @g \simeq @g - \frac { @g ^ { 3 } } { 6 }",
+    r"x \leftarrow x - \eta \nabla f ( x )",
+    r"f \star g ( t ) = \int f ( \tau ) g ( t - \tau ) \! d \tau",
 ]
 
 
@@ -197,7 +207,7 @@ class Grammar:
 def from_template(rng: random.Random) -> list[str]:
     grammar = Grammar(rng)
     fills = {"@v": [rng.choice(("x", "y", "z", "t", "u", "a", "k"))], "@g": [rng.choice(("\\theta", "\\alpha", "\\phi", "x"))],
-             "@i": [rng.choice(("i", "j", "k", "n"))]}
+             "@i": [rng.choice(("i", "j", "k"))]}
     tokens: list[str] = []
     for token in rng.choice(TEMPLATES).split():
         if token == "@n":

@@ -7,18 +7,16 @@ full-width title, first column top to bottom, second column, footer; figures hav
 
 import random
 
-import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
 from . import corpus, phrases, scan
 from .fonts import covering_face
 from .formulas import make_formula
-from .regions import _scale
 from .samples import Page
 from .tables import build_cells, render_table, to_html
 from .text_blocks import TextLayout, render_text
-from .typeset import Ink, paste
+from .typeset import Ink, paste, scaled
 
 
 def _figure(rng: random.Random, width: int, height: int) -> np.ndarray:
@@ -45,10 +43,9 @@ def _figure(rng: random.Random, width: int, height: int) -> np.ndarray:
     return np.asarray(canvas)
 
 
-def _trimmed(ink: Ink) -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    bounds = scan.ink_bounds(ink.coverage, threshold=0) or (0, 0, 1, 1)
-    x0, y0, x1, y1 = bounds
-    return ink.coverage[y0:y1, x0:x1], bounds
+def _trimmed(ink: Ink) -> np.ndarray:
+    x0, y0, x1, y1 = scan.ink_bounds(ink.coverage, threshold=0) or (0, 0, 1, 1)
+    return ink.coverage[y0:y1, x0:x1]
 
 
 class PageBuilder:
@@ -64,9 +61,9 @@ class PageBuilder:
     @staticmethod
     def fit(ink: Ink, max_width: int) -> np.ndarray:
         """The block's ink, trimmed, and shrunk when wider than the column."""
-        coverage, _ = _trimmed(ink)
+        coverage = _trimmed(ink)
         if coverage.shape[1] > max_width:
-            coverage, _ = _trimmed(_scale(Ink(coverage), max_width / coverage.shape[1]))
+            coverage = _trimmed(scaled(Ink(coverage), max_width / coverage.shape[1]))
         return coverage
 
     def put(self, coverage: np.ndarray, x: int, y: int, kind: str, target: str, column: int = 0) -> int:

@@ -12,7 +12,7 @@ FIRST_NAMES = (
     "James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard Susan Joseph "
     "Jessica Thomas Sarah Charles Karen Daniel Nancy Matthew Lisa Anthony Betty Mark Margaret Paul Sandra Steven "
     "Ashley Andrew Emily Kenneth Donna Joshua Michelle Kevin Carol Brian Amanda George Melissa Timothy Deborah "
-    "Hans Ingrid Jürgen Renée François Zoë José Søren Lena Pierre Marco Giulia Ahmed Fatima Wei Yuki Priya Olga"
+    "Hans Ingrid Jürgen Renée François Zoë José Sören Lena Pierre Marco Giulia Ahmed Fatima Wei Yuki Priya Olga"
 ).split()
 LAST_NAMES = (
     "Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson "
@@ -31,7 +31,8 @@ CITIES = (
     ("Raleigh", "NC", "27601"), ("Tucson", "AZ", "85701"), ("Albany", "NY", "12207"), ("Savannah", "GA", "31401"),
 )
 FOREIGN_CITIES = ("London EC1A 1BB", "75008 Paris", "10115 Berlin", "1010 Wien", "8001 Zürich", "00184 Roma",
-                  "Dublin 2", "1012 AB Amsterdam", "28013 Madrid", "Toronto, ON M5H 2N2")
+                  "Dublin 2", "1012 AB Amsterdam", "28013 Madrid", "Toronto, ON M5H 2N2", "50667 Köln",
+                  "1204 Genève", "Montréal, QC H2Y 1C6", "29001 Málaga", "25000 Besançon", "Logroño, España")
 COMPANY_SUFFIXES = ("Inc.", "LLC", "Ltd.", "GmbH", "& Co.", "Corporation", "Group", "S.A.", "& Sons", "Partners LLP")
 COMPANY_WORDS = ("Acme Global Northern Pacific United Atlas Summit Pioneer Vertex Harbor Meridian Liberty "
                  "Sterling Evergreen Keystone Crescent Apex Horizon Granite Beacon").split()
@@ -230,6 +231,44 @@ def value(rng: random.Random) -> str:
     return rng.choice((amount, date, identifier, quantity, percent, time_of_day, phone))(rng)
 
 
+def measurement(rng: random.Random) -> str:
+    """Quantities with the typographic signs documents use: degrees, plus-minus, micro, fractions, powers."""
+    kinds = (
+        lambda: f"{rng.uniform(-20, 40):.1f} °C",
+        lambda: f"{rng.randint(0, 359)}°",
+        lambda: f"{rng.uniform(1, 100):.1f} ± {rng.uniform(0.1, 5):.1f}",
+        lambda: f"{rng.randint(1, 500)} µm",
+        lambda: f"{rng.randint(2, 12)} × {rng.randint(2, 12)}",
+        lambda: f"{rng.randint(10, 900)} m²",
+        lambda: f"{rng.randint(1, 90)} cm³",
+        lambda: f"{rng.randint(1, 4)} {rng.choice('½¼¾')} in.",
+        lambda: f"{rng.randint(10, 99)} ÷ {rng.randint(2, 9)}",
+        lambda: f"§ {rng.randint(1, 40)}.{rng.randint(1, 9)}",
+        lambda: f"¶ {rng.randint(1, 30)}",
+        lambda: "x¹ + x² + x³",
+        lambda: f"{rng.randint(1, 99)}¢",
+        lambda: f"{rng.choice(COMPANY_WORDS)}® {rng.choice(TRADES)}",
+        lambda: f"{rng.choice(COMPANY_WORDS)}™",
+        lambda: f"{rng.choice(('Next', 'Back', 'See page'))} {rng.choice('→←')}",
+        lambda: f"Temp. {rng.randint(15, 30)}°C · RH {rng.randint(20, 80)}%",
+    )
+    return kinds[rng.randrange(len(kinds))]()
+
+
+def typographic(text: str) -> str:
+    """Straight quotes, double hyphens and triple dots as a typesetter prints them."""
+    out = []
+    for i, ch in enumerate(text):
+        before = text[i - 1] if i else " "
+        if ch == '"':
+            out.append("“" if before in " ([{-" else "”")
+        elif ch == "'":
+            out.append("‘" if before in " ([{-" else "’")
+        else:
+            out.append(ch)
+    return "".join(out).replace("...", "…").replace("--", "—")
+
+
 def short_crop(rng: random.Random) -> str:
     """Tiny regions: labels, a number, a cell, a letter; the model must not invent text around them."""
     kinds = (
@@ -242,6 +281,7 @@ def short_crop(rng: random.Random) -> str:
         lambda: f"{rng.randint(1, 40)}.",
         lambda: f"Page {rng.randint(1, 30)}" + (f" of {rng.randint(30, 60)}" if rng.random() < 0.5 else ""),
         lambda: rng.choice(FIELD_LABELS) + ":",
+        lambda: measurement(rng),
     )
     return rng.choice(kinds)()
 
@@ -270,7 +310,7 @@ def receipt_line(rng: random.Random) -> list[str]:
 def heading(rng: random.Random) -> str:
     words = rng.choice(HEADING_WORDS)
     if rng.random() < 0.5:
-        words += " " + rng.choice(("of", "and", "for")) + " " + rng.choice(HEADING_WORDS)
+        words += " " + rng.choice(("of", "and", "for")) + " " + rng.choice([w for w in HEADING_WORDS if w != words])
     style = rng.random()
     if style < 0.3:
         return f"{rng.randint(1, 12)}. {words}"

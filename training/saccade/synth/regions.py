@@ -2,7 +2,6 @@
 
 import random
 
-import cv2
 import numpy as np
 
 from . import scan
@@ -10,22 +9,10 @@ from .formulas import make_formula
 from .samples import Region
 from .tables import make_table
 from .text_blocks import layout_text, render_text
-from .typeset import Ink
+from .typeset import Ink, scaled
 
 KIND_SHARES = {"text": 0.70, "table": 0.18, "formula": 0.12}
 MAX_SIZE = {"text": (2000, 700), "table": (700, 900), "formula": (1000, 300)}  # width, height
-
-
-def _scale(ink: Ink, factor: float) -> Ink:
-    h, w = ink.coverage.shape
-    coverage = cv2.resize(ink.coverage, (max(1, round(w * factor)), max(1, round(h * factor))),
-                          interpolation=cv2.INTER_AREA)
-
-    def boxes(items: list) -> list:
-        return [(t, (int(np.floor(b[0] * factor)), int(np.floor(b[1] * factor)), int(np.ceil(b[2] * factor)),
-                     int(np.ceil(b[3] * factor)))) for t, b in items]
-
-    return Ink(coverage, boxes(ink.words), boxes(ink.chars))
 
 
 def _margins(rng: random.Random, kind: str, line_height: int) -> tuple[int, int, int, int]:
@@ -53,7 +40,7 @@ def capture(ink: Ink, kind: str, rng: random.Random, nrng: np.random.Generator, 
     heights = sorted(b[3] - b[1] for _, b in words) or [bounds[3] - bounds[1]]
     left, top, right, bottom = _margins(rng, kind, heights[len(heights) // 2])
     # A detector boxes a dash or a dot as a line of text, not as its few pixels of ink.
-    short = int(1.0 * ink.em) - (bounds[3] - bounds[1] + top + bottom)
+    short = ink.em - (bounds[3] - bounds[1] + top + bottom)
     if short > 0:
         top, bottom = top + short // 2, bottom + short - short // 2
     cut, words, chars = scan.crop(coverage, words, chars,
@@ -61,8 +48,8 @@ def capture(ink: Ink, kind: str, rng: random.Random, nrng: np.random.Generator, 
     max_w, max_h = MAX_SIZE[kind]
     factor = min(1.0, max_w / cut.shape[1], max_h / cut.shape[0])
     if factor < 1.0:
-        scaled = _scale(Ink(cut, words, chars), factor)
-        cut, words, chars = scaled.coverage, scaled.words, scaled.chars
+        smaller = scaled(Ink(cut, words, chars), factor)
+        cut, words, chars = smaller.coverage, smaller.words, smaller.chars
     image = scan.degrade(scan.print_on_paper(cut, look, rng, nrng), look, rng, nrng)
     return Region(image=image, target="", kind=kind, words=words, chars=chars)
 

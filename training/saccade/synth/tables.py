@@ -137,7 +137,7 @@ def build_cells(rng: random.Random) -> tuple[list[Cell], int, int, list[str]]:
             text = "" if rng.random() < 0.05 else formats[c](rng)
             rowspan = 1
             if c == 0 and rng.random() < 0.12 and r + 1 < row + body_rows:
-                rowspan = min(rng.randint(2, 3), row + body_rows - r)
+                rowspan = min(rng.randint(2, 4), row + body_rows - r)
                 for k in range(1, rowspan):
                     covered.add((r + k, c))
             cells.append(Cell(r, c, _clean(text), rowspan=rowspan))

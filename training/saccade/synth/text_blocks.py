@@ -5,11 +5,13 @@ The target is the visible text, lines joined by '\\n' and words by one space, wh
 """
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from . import corpus, phrases
 from .fonts import Face, catalogue, covering_face, pick_face
-from .typeset import Ink, Setter, TextStyle, typeset, wrap
+from .typeset import Ink, Setter, TextStyle, paste, typeset, wrap
 
 
 @dataclass
@@ -27,6 +29,7 @@ class TextLayout:
     leading: float | None = None  # line pitch factor; drawn when not given
     neighbour_share: float = 0.0  # how often a single line is cut from a block, neighbours peeking in
     underline: bool = False
+    bold_label_words: int = 0  # a form label printed bold before its regular value
 
 
 def _prose_line(rng: random.Random) -> TextLayout:
@@ -43,8 +46,13 @@ def _short(rng: random.Random) -> TextLayout:
 
 def _field(rng: random.Random) -> TextLayout:
     make = rng.choice((phrases.field, phrases.field, phrases.person, phrases.company, phrases.street,
-                       phrases.city_line, phrases.date, phrases.email, phrases.url, phrases.phone))
-    return TextLayout(lines=[[make(rng)]], bold=rng.random() < 0.1, neighbour_share=0.15)
+                       phrases.city_line, phrases.date, phrases.email, phrases.url, phrases.phone,
+                       phrases.measurement))
+    text = make(rng)
+    if make is phrases.field and ":" in text and rng.random() < 0.6:
+        label_words = len(text[:text.index(":") + 1].split())
+        return TextLayout(lines=[[text]], bold_label_words=label_words)
+    return TextLayout(lines=[[text]], bold=rng.random() < 0.1, neighbour_share=0.15)
 
 
 def _ledger_line(rng: random.Random) -> TextLayout:
@@ -102,7 +110,13 @@ KINDS = (  # generator, share of text regions
 
 def layout_text(rng: random.Random) -> TextLayout:
     make = rng.choices([k for k, _ in KINDS], weights=[w for _, w in KINDS])[0]
-    return make(rng)
+    layout = make(rng)
+    if rng.random() < 0.3:  # typeset documents print curly quotes and real dashes
+        if layout.prose is not None:
+            layout.prose = phrases.typographic(" ".join(layout.prose)).split()
+        if layout.lines is not None:
+            layout.lines = [[phrases.typographic(seg) for seg in line] for line in layout.lines]
+    return layout
 
 
 def _style(rng: random.Random, layout: TextLayout, text: str, size: int, face: Face | None = None) -> TextStyle:
@@ -146,6 +160,8 @@ def render_text(rng: random.Random, layout: TextLayout, size: int | None = None,
     style = _style(rng, layout, text, size, face)
     if len(lines) == 1 and len(lines[0]) == 1 and rng.random() < layout.neighbour_share:
         return _with_neighbours(rng, lines[0][0], style)
+    if layout.bold_label_words and len(lines[0][0].split()) > layout.bold_label_words:
+        return _labelled(rng, lines[0][0], layout.bold_label_words, style), " ".join(lines[0][0].split())
     if len(lines) > 1 and any(len(line) > 1 for line in lines):
         width = max(Setter(style).segment_width(" ".join(line)) for line in lines) * rng.uniform(1.05, 1.5)
     ink = typeset(lines, style, width)
@@ -178,3 +194,28 @@ def _with_neighbours(rng: random.Random, line: str, style: TextStyle) -> tuple[I
     ink.focus = (min(b[0] for _, b in ink.words), min(b[1] for _, b in ink.words),
                  max(b[2] for _, b in ink.words), max(b[3] for _, b in ink.words))
     return ink, " ".join(line.split())
+
+
+def _labelled(rng: random.Random, text: str, label_words: int, style: TextStyle) -> Ink:
+    """A form field: the label in the bold face of the value's family, both on one baseline."""
+    words = text.split()
+    label, value = " ".join(words[:label_words]), " ".join(words[label_words:])
+    bold = replace(style, face=pick_face(rng, _family_of(style.face), label, bold=True), tracking=0.0)
+    plain = replace(style, tracking=0.0)
+    pad = style.size
+    label_ink, value_ink = typeset([[label]], bold, pad=pad), typeset([[value]], plain, pad=pad)
+    bold_setter, plain_setter = Setter(bold), Setter(plain)
+    ascent = max(bold_setter.ascent, plain_setter.ascent)
+    label_dy, value_dy = ascent - bold_setter.ascent, ascent - plain_setter.ascent
+    value_dx = round(bold_setter.width(label) + plain_setter.space)
+    lh, lw = label_ink.coverage.shape
+    vh, vw = value_ink.coverage.shape
+    coverage = np.zeros((max(label_dy + lh, value_dy + vh), max(lw, value_dx + vw)), dtype=np.uint8)
+    paste(coverage, label_ink.coverage, 0, label_dy)
+    paste(coverage, value_ink.coverage, value_dx, value_dy)
+
+    def moved(items: list, dx: int, dy: int) -> list:
+        return [(t, (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)) for t, b in items]
+
+    return Ink(coverage, moved(label_ink.words, 0, label_dy) + moved(value_ink.words, value_dx, value_dy),
+               moved(label_ink.chars, 0, label_dy) + moved(value_ink.chars, value_dx, value_dy), em=style.size)

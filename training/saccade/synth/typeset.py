@@ -7,6 +7,7 @@ simulation picks later. Boxes come from the font's glyph outlines, so they hug t
 import functools
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
@@ -243,3 +244,16 @@ def paste(dst: np.ndarray, src: np.ndarray, x: int, y: int) -> None:
     h, w = src.shape
     region = dst[y:y + h, x:x + w]
     np.maximum(region, src[:region.shape[0], :region.shape[1]], out=region)
+
+
+def scaled(ink: Ink, factor: float) -> Ink:
+    """Ink resized by `factor` (area averaging), boxes rounded outward."""
+    h, w = ink.coverage.shape
+    coverage = cv2.resize(ink.coverage, (max(1, round(w * factor)), max(1, round(h * factor))),
+                          interpolation=cv2.INTER_AREA)
+
+    def boxes(items: list) -> list:
+        return [(t, (int(np.floor(b[0] * factor)), int(np.floor(b[1] * factor)), int(np.ceil(b[2] * factor)),
+                     int(np.ceil(b[3] * factor)))) for t, b in items]
+
+    return Ink(coverage, boxes(ink.words), boxes(ink.chars), em=round(ink.em * factor))

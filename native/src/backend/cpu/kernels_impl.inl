@@ -37,6 +37,13 @@ void gemm(const float* x, int M, int K, const float* w, const float* bias, float
   for (int nb = n_begin; nb < n_end; nb += kColBlock) {
     const int ne = nb + kColBlock < n_end ? nb + kColBlock : n_end;
     int m = 0;
+    for (; m + 4 <= M; m += 4) {
+      const float* xm = x + size_t(m) * K;
+      float* ym = y + size_t(m) * N;
+      int n = nb;
+      for (; n + 3 <= ne; n += 3) tile<4, 3>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
+      for (; n < ne; ++n) tile<4, 1>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
+    }
     for (; m + 2 <= M; m += 2) {
       const float* xm = x + size_t(m) * K;
       float* ym = y + size_t(m) * N;

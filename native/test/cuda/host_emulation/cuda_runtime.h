@@ -1,8 +1,8 @@
 #pragma once
 // Host emulation of the part of CUDA the engine's CUDA backend uses, so its kernels and its host code run
-// (slowly) on a machine without a GPU. Kernels run block by block; the threads of a block are real threads
-// meeting at __syncthreads() and warp shuffles, so missing barriers and wrong reduction trees show up as
-// wrong results here. Used by the host-emulated build (SACCADE_CUDA_HOST_EMULATION, cmake/cuda.cmake);
+// (slowly) on a machine without a GPU. Kernels run block by block; each thread of a block is a fiber that
+// runs until it reaches __syncthreads() or a warp shuffle, so a missing barrier, a barrier not reached by
+// every thread, or a wrong reduction tree shows up here as a wrong result or a reported deadlock. Used by the host-emulated build (SACCADE_CUDA_HOST_EMULATION, cmake/cuda.cmake);
 // translate.py rewrites `kernel<<<grid, block, shared, stream>>>(args)` into emu::launch calls.
 #include <cmath>
 #include <cstddef>
@@ -33,7 +33,7 @@ struct ThreadState {
   uint3 thread, block;
   dim3 block_dim, grid_dim;
 };
-extern thread_local ThreadState self;
+extern ThreadState* self;  // the running fiber's
 // Runs body once per thread of every block, block after block; returns when all are done (every emulated
 // stream is synchronous).
 void launch(dim3 grid, dim3 block, size_t shared_bytes, ::EmuStream* stream, const std::function<void()>& body);
@@ -42,10 +42,10 @@ void sync_block();
 float shfl_xor(float v, int lane_mask);
 }  // namespace emu
 
-#define threadIdx (emu::self.thread)
-#define blockIdx (emu::self.block)
-#define blockDim (emu::self.block_dim)
-#define gridDim (emu::self.grid_dim)
+#define threadIdx (emu::self->thread)
+#define blockIdx (emu::self->block)
+#define blockDim (emu::self->block_dim)
+#define gridDim (emu::self->grid_dim)
 inline void __syncthreads() { emu::sync_block(); }
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) { return emu::shfl_xor(v, lane_mask); }
 

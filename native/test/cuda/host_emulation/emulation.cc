@@ -1,100 +1,140 @@
 #include "cuda_runtime.h"
 
-#include <condition_variable>
+#include <ucontext.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 namespace emu {
 
-thread_local ThreadState self;
+ThreadState* self = nullptr;
 
 namespace {
 
-// Reusable barrier for a fixed number of threads.
-class Barrier {
- public:
-  explicit Barrier(int n) : n_(n) {}
-  void wait() {
-    std::unique_lock<std::mutex> lock(m_);
-    const long gen = gen_;
-    if (++waiting_ == n_) {
-      waiting_ = 0;
-      ++gen_;
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait(lock, [&] { return gen_ != gen; });
-  }
+constexpr size_t kSharedLimit = 227 * 1024;  // an H100/H200 block's opt-in shared memory
+constexpr size_t kStackBytes = 64 * 1024;
 
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  int n_, waiting_ = 0;
-  long gen_ = 0;
+// A barrier generation counter per group of fibers (the block, or one warp).
+struct Barrier {
+  int expected = 0, arrived = 0;
+  long generation = 0;
+};
+
+struct Fiber {
+  ucontext_t ctx;
+  ThreadState state;
+  bool done = false;
+  Barrier* waiting_on = nullptr;
+  long waiting_generation = 0;
 };
 
 struct Block {
-  Barrier* block_barrier = nullptr;
-  std::vector<Barrier*> warp_barriers;
-  std::vector<float> lanes;  // one exchange slot per thread
+  std::vector<Fiber> fibers;
+  Barrier block_barrier;
+  std::vector<Barrier> warp_barriers;
+  std::vector<float> lanes;  // one shuffle slot per thread
+  ucontext_t scheduler;
+  Fiber* running = nullptr;
+  const std::function<void()>* body = nullptr;
 };
 
-Block* running = nullptr;
+Block* block = nullptr;
 std::vector<float> shared_memory;
-constexpr size_t kSharedLimit = 227 * 1024;  // an H100/H200 block's opt-in shared memory
 
 unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+void fiber_main() {
+  (*block->body)();
+  block->running->done = true;
+  // Returning ends the fiber; uc_link resumes the scheduler.
+}
+
+// Cooperative barrier: the last arrival opens it; the others yield until it has opened.
+void wait(Barrier& b) {
+  Fiber* f = block->running;
+  const long gen = b.generation;
+  if (++b.arrived == b.expected) {
+    b.arrived = 0;
+    ++b.generation;
+    return;
+  }
+  f->waiting_on = &b;
+  f->waiting_generation = gen;
+  swapcontext(&f->ctx, &block->scheduler);
+}
+
+void run_block(Block& b) {
+  for (;;) {
+    bool progressed = false, all_done = true;
+    for (Fiber& f : b.fibers) {
+      if (f.done) continue;
+      all_done = false;
+      if (f.waiting_on && f.waiting_on->generation == f.waiting_generation) continue;
+      f.waiting_on = nullptr;
+      b.running = &f;
+      self = &f.state;
+      swapcontext(&b.scheduler, &f.ctx);
+      progressed = true;
+    }
+    if (all_done) return;
+    if (!progressed) throw std::runtime_error("emulated kernel deadlock: a barrier that not every thread reaches");
+  }
+}
 
 }  // namespace
 
 float* dynamic_shared() { return shared_memory.data(); }
 
-void sync_block() { running->block_barrier->wait(); }
+void sync_block() { wait(block->block_barrier); }
 
 float shfl_xor(float v, int lane_mask) {
   const unsigned t = linear_thread(), warp = t / 32, lane = t % 32;
-  running->lanes[t] = v;
-  running->warp_barriers[warp]->wait();
-  const float other = running->lanes[warp * 32 + (lane ^ unsigned(lane_mask))];
-  running->warp_barriers[warp]->wait();
+  block->lanes[t] = v;
+  wait(block->warp_barriers[warp]);
+  const float other = block->lanes[warp * 32 + (lane ^ unsigned(lane_mask))];
+  wait(block->warp_barriers[warp]);
   return other;
 }
 
-void launch(dim3 grid, dim3 block, size_t shared_bytes, ::EmuStream*, const std::function<void()>& body) {
-  const unsigned n = block.x * block.y * block.z;
-  if (n == 0 || n > 1024 || n % 32 != 0) throw std::runtime_error("emulated launch: block size must be 32..1024, whole warps");
+void launch(dim3 grid, dim3 dims, size_t shared_bytes, ::EmuStream*, const std::function<void()>& body) {
+  const unsigned n = dims.x * dims.y * dims.z;
+  if (n == 0 || n > 1024 || n % 32 != 0)
+    throw std::runtime_error("emulated launch: block size must be 32..1024, whole warps");
   if (shared_bytes > kSharedLimit) throw std::runtime_error("emulated launch: too much dynamic shared memory");
-  shared_memory.assign(shared_bytes / sizeof(float) + 1, NAN);  // NaN: reading unwritten shared memory shows
+  // Stacks are reused across launches of the same block size.
+  static std::vector<std::unique_ptr<char[]>> stacks;
+  while (stacks.size() < n) stacks.push_back(std::unique_ptr<char[]>(new char[kStackBytes]));
+
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
-        Barrier block_barrier{int(n)};
-        std::vector<std::unique_ptr<Barrier>> warps;
+        shared_memory.assign(shared_bytes / sizeof(float) + 1, NAN);  // unwritten shared memory reads as NaN
         Block b;
-        b.block_barrier = &block_barrier;
-        for (unsigned w = 0; w < n / 32; ++w) {
-          warps.push_back(std::make_unique<Barrier>(32));
-          b.warp_barriers.push_back(warps.back().get());
-        }
+        b.body = &body;
+        b.block_barrier.expected = int(n);
+        b.warp_barriers.resize(n / 32);
+        for (Barrier& w : b.warp_barriers) w.expected = 32;
         b.lanes.assign(n, 0.0f);
-        running = &b;
-        std::vector<std::thread> threads;
-        threads.reserve(n);
-        for (unsigned t = 0; t < n; ++t)
-          threads.emplace_back([&, t] {
-            self.block_dim = block;
-            self.grid_dim = grid;
-            self.block = {bx, by, bz};
-            self.thread = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
-            body();
-          });
-        for (std::thread& th : threads) th.join();
-        running = nullptr;
+        b.fibers.resize(n);
+        for (unsigned t = 0; t < n; ++t) {
+          Fiber& f = b.fibers[t];
+          f.state.block_dim = dims;
+          f.state.grid_dim = grid;
+          f.state.block = {bx, by, bz};
+          f.state.thread = {t % dims.x, t / dims.x % dims.y, t / (dims.x * dims.y)};
+          getcontext(&f.ctx);
+          f.ctx.uc_stack.ss_sp = stacks[t].get();
+          f.ctx.uc_stack.ss_size = kStackBytes;
+          f.ctx.uc_link = &b.scheduler;
+          makecontext(&f.ctx, fiber_main, 0);
+        }
+        block = &b;
+        run_block(b);
+        block = nullptr;
+        self = nullptr;
       }
 }
 
@@ -117,7 +157,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr attr, int) {
-  *v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 227 * 1024 : 1;
+  *v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? int(emu::kSharedLimit) : 1;
   return cudaSuccess;
 }
 cudaError_t cudaSetDevice(int) { return cudaSuccess; }

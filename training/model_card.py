@@ -1,0 +1,115 @@
+"""Write the model card README.md of an exported checkpoint from its config, training log and evaluation.
+
+    /usr/bin/python3 model_card.py ../assets/models/saccade-ocr-tiny runs/tiny-v1
+"""
+import json
+import os
+import sys
+
+from saccade.checkpoint import load
+from saccade.model import count_parameters
+
+
+def fmt(x, pct=False):
+    if x is None:
+        return "n/a"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3f}"
+
+
+def main():
+    model_dir, run_dir = sys.argv[1], sys.argv[2]
+    model = load(model_dir)
+    cfg = model.config
+    vc, tc, im = cfg["vision_config"], cfg["text_config"], cfg["image"]
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
+    last = recs[-1]
+    ev = json.load(open(os.path.join(run_dir, "eval.json")))
+    command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    vision = sum(p.numel() for n, p in model.named_parameters() if n.startswith(("vision.", "merger.")))
+    syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev"), ev.get("tesseract")
+    rows = [
+        ("synthetic text CER (lower is better)", fmt(syn.get("text_cer"), True), "", "<= 3%"),
+        ("synthetic table TEDS", fmt(syn.get("table_teds")), "", ">= 0.85"),
+        ("synthetic formula exact match", fmt(syn.get("formula_exact"), True), "", ">= 60%"),
+        ("self-spec identical to greedy AR", fmt(spec.get("identical_to_ar"), True), "", "100%"),
+        ("self-spec tokens per forward (B=32)", fmt(spec.get("tokens_per_forward")), "", ">= 8"),
+    ]
+    if real:
+        for key, label, pct, bar in (("scribe_line_cer", "real scribe lines CER", True, "<= 10%"),
+                                     ("sroie_line_cer", "real SROIE lines CER (case-insensitive)", True, ""),
+                                     ("pubtabnet_teds", "real PubTabNet TEDS", False, ""),
+                                     ("im2latex_exact", "real im2latex exact match", True, "")):
+            rows.append((label, fmt(real.get(key), pct), fmt(tess.get(key), pct), bar))
+    table = "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows)
+    diff_rows = "\n".join(f"| {d['tau_c']} | {fmt(d['tokens_per_forward'])} | {fmt(d['text_cer'], True)} |"
+                          for d in ev.get("diffusion", []))
+    card = f"""# saccade-ocr-tiny
+
+A small decoder-only OCR vision-language model in the shape of GLM-OCR, trained from scratch by
+`training/` for the Saccade engine. One checkpoint decodes autoregressively and drafts blocks by masked
+diffusion (self-speculative decoding, docs/decisions/0002-self-spec-protocol.md). Format:
+docs/model-format.md.
+
+**Status: undertrained.** See "Limitations": the numbers below are far from the targets.
+
+## Architecture ({count_parameters(model):,} parameters; vision + merger {vision:,})
+
+- Vision encoder: {vc['num_layers']} pre-norm ViT layers, width {vc['hidden_size']}, {vc['num_heads']} heads, SwiGLU
+  {vc['intermediate_size']}, 2-D RoPE, per-head q/k RMSNorm, over {vc['patch_size']}x{vc['patch_size']} grayscale
+  patches at native aspect ratio (images resized to multiples of {im['unit']} px, at least {im['min_height']} px high,
+  at most {im['max_image_tokens']} merged tokens).
+- Merger: {vc['merge_size']}x{vc['merge_size']} patches concatenated, MLP (GELU) to the decoder width.
+- Decoder: {tc['num_layers']} layers, width {tc['hidden_size']}, {tc['num_attention_heads']} query / {tc['num_key_value_heads']} KV heads
+  (GQA), head_dim {tc['head_dim']}, SwiGLU {tc['intermediate_size']}, RMSNorm, 3-D M-RoPE sections {tc['mrope_section']},
+  vocabulary {tc['vocab_size']} (characters, whole HTML table tags, whole LaTeX commands; `<mask>` for diffusion).
+- Prompts: `<|text|>`, `<|table|>`, `<|formula|>`; outputs plain text, HTML tables, normalised LaTeX.
+
+## Training
+
+- Data: generated regions only (`training/saccade/synth`): printed English text blocks, HTML tables and
+  LaTeX formulas rendered with varied fonts and scan degradations. No real document was used for training.
+- Recipe: per sample one forward over `prefix | clean stream | corrupted stream A | corrupted stream B`
+  (`training/saccade/masks.py`): AR loss on the clean stream, masked-diffusion loss on the corrupted
+  streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
+  offset per sample; loss 0.5 AR + 0.5 diffusion.
+- Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (log.jsonl, curves.png, command.txt, eval.json).
+  {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores shared with
+  other jobs (torch, fp32, AdamW, peak lr from the command). Final losses: AR {last['ar_loss']:.3f},
+  diffusion {last['diff_loss']:.3f} nats/token.
+- Command(s):
+
+```
+{command}
+```
+
+## Evaluation
+
+`training/evaluate.py` (PyTorch reference decoders, greedy). Synthetic: {syn.get('samples', 0)} fresh regions
+(seeds disjoint from training). Real: crops from the development split (text lines cut with their
+ground-truth boxes plus a margin of 0.2 line heights; whole table and formula images); tesseract 5 on the
+same crops (tables as rows split on wide gaps).
+
+| metric | this model | tesseract | target |
+|---|---|---|---|
+{table}
+
+Pure diffusion (no verify), by confidence threshold tau_c:
+
+| tau_c | tokens per forward | text CER |
+|---|---|---|
+{diff_rows}
+
+Tokens per forward count decoder forwards after the prefill; self-spec counts draft and verify forwards.
+
+## Limitations
+
+- Trained for minutes on shared CPUs: it has not converged, and its outputs on real documents are not
+  usable yet. Retrain with `training/train.py` for longer (the run is resumable) before relying on it.
+- Printed English only; no handwriting; tables without thead/tbody markup.
+"""
+    with open(os.path.join(model_dir, "README.md"), "w") as f:
+        f.write(card)
+
+
+if __name__ == "__main__":
+    main()
