@@ -10,6 +10,7 @@ const nodeEntries = {
   'engine-host': resolve(__dirname, 'main/node/engine-host.ts'),
   cli: resolve(__dirname, 'main/node/cli.ts'),
   eval: resolve(__dirname, 'main/node/eval.ts'),
+  bench: resolve(__dirname, 'main/node/bench.ts'),
 };
 
 export default defineConfig({

@@ -1,7 +1,7 @@
 // The engine session: answers the renderer's requests and streams decoding events. It runs in its own
 // process (a child of the server, or an Electron utility process) so a native crash never takes a window down.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { DecodeOptions, DecodeResult } from '../../common/engine-types';
 import type { DocumentInfo, RequestMessage, RequestMap, RequestName, SampleInfo, SessionEvent } from '../../common/protocol';
 import { defaultModelDir, loadAddon, type NativeAddon, type NativeModel } from './native-addon';
@@ -52,12 +52,14 @@ export class EngineSession {
       const addon = this.ensureAddon();
       const model = await this.ensureModel();
       const info = model.info();
+      const dir = String(info.path ?? info.dir ?? defaultModelDir());
       return {
         engine: addon.info(),
         model: {
-          name: String(info.name ?? 'unknown'),
+          // The engine names the model by its folder (assets/models/<name>) when the checkpoint has no name.
+          name: String(info.name ?? basename(dir)),
           parameters: Number(info.parameters ?? 0),
-          path: String(info.path ?? defaultModelDir()),
+          path: dir,
         },
         vocab: readVocab(defaultModelDir()),
       };

@@ -39,10 +39,11 @@ interface EvalArgs {
   datasets: string[] | null;
   model: string;
   mode: DecodeOptions['mode'];
+  maxTokens: number;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -52,7 +53,8 @@ function parseArgs(argv: string[]): EvalArgs {
     else if (a === '--datasets') out.datasets = v().split(',');
     else if (a === '--model') out.model = v();
     else if (a === '--mode') out.mode = v() as DecodeOptions['mode'];
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion]`);
+    else if (a === '--max-tokens') out.maxTokens = Number(v());
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N]`);
   }
   return out;
 }
@@ -179,7 +181,7 @@ async function main(): Promise<number> {
     const addon = loadAddon();
     model = await addon.loadModel(args.model);
     backend = addon.info().backend;
-    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode });
+    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens });
   } catch (err) {
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }

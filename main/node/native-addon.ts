@@ -11,7 +11,15 @@ export interface NativeModel {
     options: DecodeOptions,
     onEvents: (events: EngineEvent[]) => void,
   ): { promise: Promise<DecodeResult>; cancel(): void };
+  /** Seconds per decoder forward of each width over a cache of `context` tokens. */
+  benchmark(opts: { widths?: number[]; context?: number; repeats?: number }): Promise<ForwardCost>;
   close(): void;
+}
+
+export interface ForwardCost {
+  widths: number[];
+  seconds: number[];
+  context: number;
 }
 
 export interface NativeAddon {

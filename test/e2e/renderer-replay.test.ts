@@ -93,6 +93,10 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   await page.waitForTimeout(700);
   await page.reload();
   await page.getByTestId('try-sample').click();
+  // Monaco renders only the visible lines: go to the end, where the edit is.
+  await page.getByTestId('workspace').waitFor();
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
   await page.locator('.view-lines').filter({ hasText: 'Reviewed by the night shift.' }).waitFor();
   // The restored text is not decoded over: the draft is kept until the user decodes again.
   assert.equal(await page.getByTestId('decode').innerText(), 'Decode again');

@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
-import { analysePage, type AnalysedPage } from './page-analysis';
+import { analysePage, tokenBudget, type AnalysedPage } from './page-analysis';
 import type { PageSource } from './page-source';
 
 export interface DocumentHandle {
@@ -65,7 +65,9 @@ export async function decodePages(
       progress(k + 1);
     });
     if (analysed.crops.length > 0) {
-      const run = model.decode(analysed.crops.map((c) => c.input), options, (events) => relay.push(events));
+      // One limit serves the whole call, so it is the largest any crop of the page may need.
+      const maxNewTokens = Math.max(...analysed.crops.map((c) => tokenBudget(c, options.maxNewTokens)));
+      const run = model.decode(analysed.crops.map((c) => c.input), { ...options, maxNewTokens }, (events) => relay.push(events));
       const abort = () => run.cancel();
       signal.addEventListener('abort', abort, { once: true });
       try {

@@ -52,3 +52,13 @@ export function analysePage(page: number, raster: GrayImage): AnalysedPage {
 function roundBox(b: LayoutRegion['box']): LayoutRegion['box'] {
   return { x0: Math.round(b.x0), y0: Math.round(b.y0), x1: Math.round(b.x1), y1: Math.round(b.y1) };
 }
+
+/**
+ * The most tokens a crop can need: a text line holds about two characters per line height of width (three
+ * to be safe), and a token is at most one character. Tables and formulas get the caller's limit. This bounds
+ * the cost of a model that fails to stop on a line.
+ */
+export function tokenBudget(crop: PageCrop, limit: number): number {
+  if (crop.input.kind !== 'text') return limit;
+  return Math.min(limit, Math.ceil((3 * crop.input.width) / Math.max(1, crop.input.height)) + 16);
+}

@@ -135,6 +135,8 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
     await doc.destroy();
     throw new Error(`not a readable PDF (${(err as Error).message})`);
   }
+  const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
+  let target: CanvasAndContext | null = null;
   return {
     format: 'pdf',
     pages,
@@ -143,8 +145,9 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
       if (!info) throw new Error(`page ${index + 1} does not exist`);
       const page = await doc.getPage(index + 1);
       const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
-      const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
-      const target = factory.create(info.width, info.height);
+      // One canvas per document, resized per page: a fresh canvas per page leaks its pixels in the native
+      // canvas library (about one page of RGBA each time), which a long PDF would pile up.
+      target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
       try {
         await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
         const rgba = target.context.getImageData(0, 0, info.width, info.height).data;
@@ -156,17 +159,24 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
       } catch (err) {
         throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
       } finally {
-        factory.destroy(target);
         page.cleanup();
       }
     },
     close() {
+      if (target) factory.destroy(target);
       void doc.destroy();
     },
   };
 }
 
+interface CanvasAndContext {
+  canvas: unknown;
+  context: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+}
+
+/** The part of pdf.js's Node canvas factory used here. */
 interface CanvasFactory {
-  create(w: number, h: number): { canvas: unknown; context: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-  destroy(target: unknown): void;
+  create(w: number, h: number): CanvasAndContext;
+  reset(target: CanvasAndContext, w: number, h: number): void;
+  destroy(target: CanvasAndContext): void;
 }

@@ -6,8 +6,9 @@
 //      golden files, and greedy self-spec ids equal to greedy AR ids on the GPU.
 // Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or an error, 77 no CUDA device (skipped).
 //
-// Usage: saccade_cuda_parity [--out results.json] [--ops-only] [--golden DIR] [--backend cuda|cpu]
-// (--backend cpu runs the same checks CPU against CPU, to exercise this program where there is no GPU.)
+// Usage: saccade_cuda_parity [--out results.json] [--ops-only | --no-golden] [--golden DIR] [--backend cuda|cpu]
+// --no-golden stops after the random checkpoint (the host emulation is too slow for the trained model);
+// --backend cpu runs the same checks CPU against CPU, to exercise this program itself.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -139,15 +140,17 @@ saccade::RegionInput synthetic_region(int w, int h) {
 
 int main(int argc, char** argv) {
   std::string out_path, backend = "cuda", golden_dir = std::string(SACCADE_SOURCE_DIR) + "/test/golden";
-  bool ops_only = false;
+  bool ops_only = false, golden = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--ops-only") {
       ops_only = true;
+    } else if (a == "--no-golden") {
+      golden = false;
     } else if ((a == "--out" || a == "--backend" || a == "--golden") && i + 1 < argc) {
       (a == "--out" ? out_path : a == "--backend" ? backend : golden_dir) = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--out FILE] [--ops-only] [--golden DIR] [--backend cuda|cpu]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--out FILE] [--ops-only | --no-golden] [--golden DIR] [--backend cuda|cpu]\n", argv[0]);
       return 2;
     }
   }
@@ -179,16 +182,17 @@ int main(int argc, char** argv) {
       sctest::TinySpec spec;
       const std::string tiny = sctest::write_tiny_checkpoint(spec, "saccade_cuda_parity");
       model_parity("tiny random checkpoint", tiny, backend, {{synthetic_region(64, 32), nullptr}}, 40, c, runs);
-
+    }
+    if (!ops_only && golden) {
       std::string why_golden;
-      const gpucheck::GoldenSet golden = gpucheck::load_golden(golden_dir, &why_golden);
-      if (golden.regions.empty()) {
+      const gpucheck::GoldenSet set = gpucheck::load_golden(golden_dir, &why_golden);
+      if (set.regions.empty()) {
         // The trained checkpoint is part of the GPU check's contract: its absence fails the check.
         c.add("golden regions present (" + why_golden + ")", false);
       } else {
         std::vector<RegionCase> cases;
-        for (const gpucheck::GoldenRegion& g : golden.regions) cases.push_back({g.input, &g});
-        model_parity("golden", golden.model_dir, backend, cases, golden.max_new_tokens, c, runs);
+        for (const gpucheck::GoldenRegion& g : set.regions) cases.push_back({g.input, &g});
+        model_parity("golden", set.model_dir, backend, cases, set.max_new_tokens, c, runs);
       }
     }
     result.set("failed", c.failed).set("checks", std::move(c.checks)).set("model_runs", std::move(runs));

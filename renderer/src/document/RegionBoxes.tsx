@@ -1,5 +1,5 @@
-// The layout regions of the page as boxes coloured by kind; the region being decoded pulses, finished ones
-// are solid. Clicking a box jumps to its text in the editor.
+// The layout regions of the page as boxes coloured by kind: pending ones dashed, the one being decoded bold and
+// labelled, finished ones solid. Clicking a box jumps to its text in the editor.
 import { useSessionState, useSession } from '../app/session-context';
 import { editorHandle } from '../editor/editor-handle';
 import { REGION_COLORS } from './region-colors';
@@ -28,9 +28,12 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
             onClick={() => { store.setState({ selectedRegion: r.id }); editorHandle.current?.revealRegion(r.id); }}>
             <rect x={r.box.x0} y={r.box.y0} width={w} height={h} stroke={color} fill={color}
               strokeWidth={(selected === r.id || r.status === 'decoding' ? 2.5 : 1.5) / scale} />
-            <text x={r.box.x0 + 2 / scale} y={r.box.y0 - 4 / scale} fill={color} fontSize={11 / scale}>
-              {r.order !== null ? `${r.order + 1} · ` : ''}{r.kind}
-            </text>
+            {(selected === r.id || r.status === 'decoding') && (
+              <text x={r.box.x0 + 2 / scale} y={r.box.y0 - 4 / scale} fill={color} fontSize={11 / scale}>
+                {r.order !== null ? `${r.order + 1} · ` : ''}{r.kind}
+              </text>
+            )}
+            <title>{`${r.order !== null ? `${r.order + 1}. ` : ''}${r.kind} (${r.status})`}</title>
           </g>
         );
       })}

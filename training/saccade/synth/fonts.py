@@ -114,7 +114,7 @@ def covering_face(rng: random.Random, text: str, genre: str | None = None, bold:
     return pick_face(rng, pick_family(rng, text, genre), text, bold, italic)
 
 
-@functools.lru_cache(maxsize=1024)
 def load(path: str, size_px: int) -> ImageFont.FreeTypeFont:
+    """A face at one pixel size; callers keep what they reuse (`typeset.metrics` caches per size)."""
     # Basic layout: several times faster than shaping, and per-character boxes stay exact (no ligatures).
     return ImageFont.truetype(path, size_px, layout_engine=ImageFont.Layout.BASIC)

@@ -113,7 +113,7 @@ class Metrics:
         return out
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=512)  # bounds memory: each entry holds a FreeType face at one size
 def metrics(path: str, size: int) -> Metrics:
     return Metrics(path, size)
 

@@ -1,0 +1,155 @@
+// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--data DIR] [--regions DIR]`
+// Runs the shipped model over a fixed evaluation set and measures, side by side in one run: AR, self-spec
+// (B=32), self-spec with the automatic block size, pure diffusion (tau_c 0.7/0.9/0.99), each with and without
+// visual fixation, plus the engine's forward cost by width. Keys are documented in docs/benchmark.md.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
+import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
+import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
+import { decodeMs, endToEndMs, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
+import { defaultModelDir, loadAddon } from './native-addon';
+
+interface Args { json: string | null; perType: number; real: number; data: string | null; regions: string | null }
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { json: null, perType: 6, real: 6, data: null, regions: null };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    switch (argv[i]) {
+      case '--json': a.json = v ?? null; i++; break;
+      case '--per-type': a.perType = Number(v); i++; break;
+      case '--real': a.real = Number(v); i++; break;
+      case '--data': a.data = v ?? null; i++; break;
+      case '--regions': a.regions = v ?? null; i++; break;
+      default: throw new Error(`unknown argument ${argv[i]}`);
+    }
+  }
+  return a;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? a / b : null);
+const round = (x: number | null, digits = 4) => (x === null ? null : Number(x.toFixed(digits)));
+
+function configs(): Array<[string, DecodeOptions]> {
+  const base: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, temperature: 0, maxNewTokens: 256 };
+  const modes: Array<[string, Partial<DecodeOptions>]> = [
+    ['ar', { mode: 'ar' }],
+    ['spec32', { mode: 'spec', blockSize: 32 }],
+    ['spec_auto', { mode: 'spec', blockSize: 'auto' }],
+    ['diffusion_0.7', { mode: 'diffusion', blockSize: 32, tauC: 0.7 }],
+    ['diffusion_0.9', { mode: 'diffusion', blockSize: 32, tauC: 0.9 }],
+    ['diffusion_0.99', { mode: 'diffusion', blockSize: 32, tauC: 0.99 }],
+  ];
+  return modes.flatMap(([name, o]): Array<[string, DecodeOptions]> => [
+    [name, { ...base, ...o, fixation: { ...base.fixation, enabled: false } }],
+    [`${name}+fixation`, { ...base, ...o, fixation: { ...base.fixation, enabled: true } }],
+  ]);
+}
+
+function sameOutputs(a: ConfigOutcome, b: ConfigOutcome): number {
+  return a.regions.filter((r, i) => r.text === b.regions[i]!.text).length / Math.max(1, a.regions.length);
+}
+
+function acceptedPerRoundByType(o: ConfigOutcome): Record<string, { accepted_per_round: number | null }> {
+  const out: Record<string, { accepted_per_round: number | null }> = {};
+  for (const kind of ['text', 'table', 'formula'] as RegionKind[]) {
+    const rounds = o.regions.filter((r) => r.kind === kind).flatMap((r) => r.acceptedPerRound);
+    out[kind] = { accepted_per_round: round(rounds.length ? rounds.reduce((s, x) => s + x, 0) / rounds.length : null, 2) };
+  }
+  return out;
+}
+
+function decoderShape(modelDir: string) {
+  const cfg = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')) as {
+    text_config: { hidden_size: number; num_layers: number; num_attention_heads: number; num_key_value_heads: number; head_dim: number; intermediate_size: number; vocab_size: number };
+  };
+  const t = cfg.text_config;
+  const perLayer = t.hidden_size * t.head_dim * (2 * t.num_attention_heads + 2 * t.num_key_value_heads) + 3 * t.hidden_size * t.intermediate_size;
+  return { ...t, params: t.num_layers * perLayer + t.vocab_size * t.hidden_size };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const regions = args.regions
+    ? readBenchRegions(args.regions)
+    : makeBenchRegions(mkdtempSync(join(tmpdir(), 'saccade-bench-')), args.perType, args.real, args.data);
+  const addon = loadAddon();
+  const modelDir = defaultModelDir();
+  const model = await addon.loadModel(modelDir);
+  console.log(`bench: ${regions.length} regions, backend ${addon.info().backend}, model ${modelDir}`);
+
+  const results = new Map<string, ConfigOutcome>();
+  for (const [name, options] of configs()) {
+    const o = await runConfig(model, regions, name, options);
+    results.set(name, o);
+    console.log(`${name.padEnd(24)} tokens ${String(sum(o, (r) => r.stats.tokens)).padStart(6)}  tok/fwd ${tokensPerForward(o).toFixed(2).padStart(6)}  decode ${decodeMs(o).toFixed(0).padStart(7)} ms  accuracy ${meanScore(o).toFixed(3)}`);
+  }
+  const get = (n: string) => results.get(n)!;
+  const ar = get('ar');
+  const arFix = get('ar+fixation');
+  const attention = (o: ConfigOutcome) => sum(o, (r) => r.stats.attentionMs ?? NaN);
+
+  const widths = Array.from({ length: 64 }, (_, i) => i + 1);
+  const cost = await model.benchmark({ widths, context: 512, repeats: 3 });
+  const shape = decoderShape(modelDir);
+  const achieved = (w: number) => {
+    const s = cost.seconds[cost.widths.indexOf(w)]!;
+    const attnFlops = 4 * cost.context * shape.num_attention_heads * shape.head_dim * w * shape.num_layers;
+    const kvBytes = 2 * cost.context * shape.num_key_value_heads * shape.head_dim * 4 * shape.num_layers;
+    return { seconds: s, gflops: round((2 * shape.params * w + attnFlops) / s / 1e9, 2), gbs: round((4 * shape.params + kvBytes) / s / 1e9, 2) };
+  };
+
+  const report = {
+    regions: regions.length,
+    backend: addon.info().backend,
+    self_spec: {
+      block_size: 32,
+      tokens_per_forward: round(tokensPerForward(get('spec32')), 3),
+      identical_to_ar: round(sameOutputs(get('spec32'), ar), 4),
+      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('spec32'))), 3),
+      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec32'))), 3),
+      by_type: acceptedPerRoundByType(get('spec32')),
+    },
+    self_spec_auto: {
+      tokens_per_forward: round(tokensPerForward(get('spec_auto')), 3),
+      identical_to_ar: round(sameOutputs(get('spec_auto'), ar), 4),
+      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('spec_auto'))), 3),
+      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec_auto'))), 3),
+    },
+    diffusion: [0.7, 0.9, 0.99].map((tau) => {
+      const o = get(`diffusion_${tau}`);
+      return { tau_c: tau, tokens_per_forward: round(tokensPerForward(o), 3), accuracy: round(meanScore(o)),
+        decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(o)), 3) };
+    }),
+    fixation: {
+      mode: 'ar',
+      keep_ratio: DEFAULT_DECODE_OPTIONS.fixation.keepRatio,
+      visual_token_fraction: round(sum(arFix, (r) => r.stats.visualTokenFraction) / Math.max(1, arFix.regions.length)),
+      attention_speedup: round(Number.isNaN(attention(arFix)) ? null : ratio(attention(ar), attention(arFix)), 3),
+      accuracy_retained: round(ratio(meanScore(arFix), meanScore(ar))),
+      decode_speedup: round(ratio(decodeMs(ar), decodeMs(arFix)), 3),
+      hit_rate: round(arFix.hits.total ? arFix.hits.hits / arFix.hits.total : null),
+      hit_tokens: arFix.hits.total,
+      spec_auto_accuracy_retained: round(ratio(meanScore(get('spec_auto+fixation')), meanScore(get('spec_auto')))),
+    },
+    forward_cost: cost.widths.map((w, i) => ({ width: w, seconds: cost.seconds[i] })),
+    achieved: { width_1: achieved(1), width_33: achieved(33) },
+    machine_peak: { gflops: round(sgemmGflops(), 1), copy_gbs: round(copyBandwidthGBs(), 1) },
+    configs: [...results.values()].map((o) => ({
+      name: o.name, tokens: sum(o, (r) => r.stats.tokens), forwards: sum(o, (r) => r.stats.forwards),
+      decode_ms: round(decodeMs(o), 1), e2e_ms: round(endToEndMs(o), 1), accuracy: round(meanScore(o)),
+      tokens_per_forward: round(tokensPerForward(o), 3),
+    })),
+  };
+  model.close();
+  const text = JSON.stringify(report, null, 2);
+  if (args.json) writeFileSync(args.json, text + '\n');
+  console.log(text);
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

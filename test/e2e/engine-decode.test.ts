@@ -1,0 +1,120 @@
+// The whole product in Chromium against the real engine and the shipped model, through the browser
+// transport: a sample scan decodes with tokens streaming into the editor, the timeline shows rounds,
+// hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
+// editor's text; a killed engine is reported and decoding restarts. Also writes the README screenshot. Skipped, with the reason, where the engine or the model
+// is missing.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startApp, type RunningApp } from '../support/app-server';
+import { launchChromium } from '../support/browser';
+import { findDescendants } from '../support/process-tree';
+
+const ROOT = join(__dirname, '..', '..');
+const ARTIFACTS = 'test-results/e2e';
+const ADDON = join(ROOT, 'native/build/Release/saccade.node');
+const MODEL = join(ROOT, 'assets/models/saccade-ocr-tiny/config.json');
+const SAMPLES = join(ROOT, 'assets/samples/samples.json');
+/** Decoding time the suite allows itself before it cancels (a 2-core CI machine decodes a page in minutes). */
+const DECODE_BUDGET_MS = Number(process.env.SACCADE_E2E_DECODE_MS ?? 60_000);
+
+const missing = [ADDON, MODEL, SAMPLES].filter((p) => !existsSync(p));
+const skip = missing.length ? `the real engine is not available here (missing ${missing.join(', ')}): build it with 'npm run build:native' and add the model` : false;
+
+let app: RunningApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const errors: string[] = [];
+
+before(async () => {
+  if (skip) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  app = await startApp();
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+});
+
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  await app?.stop();
+});
+
+const phase = () => page.getByTestId('progress').getAttribute('data-phase');
+
+test('a sample scan decodes live: tokens stream in and the timeline shows rounds', { skip }, async () => {
+  await page.goto(app.url);
+  await page.getByTestId('engine-status').filter({ hasText: /engine ·/ }).waitFor({ timeout: 60_000 });
+  const started = Date.now();
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('workspace').waitFor();
+  await page.locator('.monaco-editor .tok').first().waitFor({ timeout: 120_000 });
+  const early = await page.locator('.monaco-editor .tok').count();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline]')?.getAttribute('data-rounds')) > 0);
+  // Let it decode within the budget; cancel what is left (cancelling is part of what is tested).
+  while ((await phase()) === 'decoding' && Date.now() - started < DECODE_BUDGET_MS) await page.waitForTimeout(1000);
+  if ((await phase()) === 'decoding') {
+    await page.getByTestId('cancel').click();
+    await page.locator('[data-testid=progress][data-phase=cancelled]').waitFor({ timeout: 30_000 });
+  }
+  assert.ok(['done', 'cancelled'].includes((await phase())!));
+  assert.ok(await page.locator('.monaco-editor .tok').count() > early, 'more tokens arrived while decoding');
+  assert.ok(Number(await page.getByTestId('timeline').getAttribute('data-rounds')) > 0);
+  assert.match(await page.getByTestId('stat-tpf').locator('.stat-value').innerText(), /^\d+\.\d\d$/);
+});
+
+test('hovering a decoded token shows its fixation heatmap on the page', { skip }, async () => {
+  const heatmap = page.getByTestId('heatmap');
+  const tokens = page.locator('.monaco-editor .tok-accepted, .monaco-editor .tok-corrected, .monaco-editor .tok-ar');
+  const count = await tokens.count();
+  assert.ok(count > 0);
+  await tokens.nth(Math.min(count - 1, 12)).hover();
+  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor', null, { timeout: 10_000 });
+  assert.ok(Number(await heatmap.getAttribute('data-heat-cells')) > 0);
+  await page.screenshot({ path: `${ARTIFACTS}/engine-decoded.png` });
+  await page.screenshot({ path: join(ROOT, 'assets/screenshot.png') });
+});
+
+test('an edit survives a reload, and the exported file equals the editor text', { skip }, async () => {
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n\nChecked against the printed original.');
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.getByTestId('try-sample').click();
+  // Monaco renders only the visible lines: go to the end, where the edit is.
+  await page.getByTestId('workspace').waitFor();
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.locator('.view-lines').filter({ hasText: 'Checked against the printed original.' }).waitFor({ timeout: 20_000 });
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export').click();
+  const exported = readFileSync((await (await download).path())!, 'utf8');
+  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
+  assert.equal(exported, (JSON.parse(saved!) as { text: string }).text);
+  assert.match(exported, /Checked against the printed original\.$/);
+  assert.ok(exported.length > 60, 'the export holds the decoded text');
+  assert.deepEqual(errors, []);
+});
+
+test('an engine crash is reported, the text is kept, and decoding restarts', { skip }, async () => {
+  await page.getByTestId('decode').click();
+  await page.locator('.monaco-editor .tok').nth(5).waitFor({ timeout: 120_000 });
+  const before = await page.locator('.monaco-editor .tok').count();
+  const engines = findDescendants(app.process.pid!, 'engine-host.js');
+  assert.equal(engines.length, 1, 'one engine process serves the page');
+  process.kill(engines[0]!, 'SIGKILL');
+  await page.getByTestId('crash-banner').waitFor({ timeout: 20_000 });
+  assert.match(await page.getByTestId('crash-banner').innerText(), /SIGKILL/);
+  assert.ok(await page.locator('.monaco-editor .tok').count() >= before, 'the decoded text stays in the editor');
+  await page.getByTestId('restart').click();
+  await page.locator('[data-testid=progress][data-phase=decoding]').waitFor({ timeout: 60_000 });
+  await page.getByTestId('cancel').click();
+  await page.locator('[data-testid=progress][data-phase=cancelled]').waitFor({ timeout: 60_000 });
+  assert.deepEqual(errors, []);
+});
