@@ -27,6 +27,8 @@ export interface DecodeOptions {
   topP: number;
   seed: number;
   maxNewTokens: number;
+  /** Regions decoded together in one forward (AR and self-spec); 1 decodes them one by one. */
+  batchSize: number;
   fixation: FixationOptions;
 }
 
@@ -39,6 +41,7 @@ export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
   topP: 1,
   seed: 0,
   maxNewTokens: 1024,
+  batchSize: 1,
   fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 0.08 },
 };
 
@@ -111,6 +114,8 @@ export interface RegionStats {
   encodeMs: number;
   prefillMs: number;
   decodeMs: number;
+  /** Decoder attention time while decoding (prefill excluded), fixation scoring included. */
+  attentionMs: number;
   /** Mean share of image tokens attended by non-focal layers (1 without fixation). */
   visualTokenFraction: number;
 }
@@ -129,10 +134,12 @@ export interface EngineInfo {
   backends: string[];
   backend: string;
   cpuFeatures: Record<string, boolean>;
+  /** The SIMD kernel set picked at run time (generic, avx2, avx512). */
+  cpuKernels: string;
   threads: number;
 }
 
 export interface DecodeResult {
-  regions: Array<{ regionId: string; text: string; stats: RegionStats }>;
+  regions: Array<{ regionId: string; text: string; tokens: number[]; stats: RegionStats }>;
   cancelled: boolean;
 }

@@ -10,7 +10,7 @@ export interface RegionOutcome {
   kind: RegionKind;
   source: string;
   text: string;
-  stats: RegionStats & { attentionMs?: number };
+  stats: RegionStats;
   score: number;
   acceptedPerRound: number[];
 }

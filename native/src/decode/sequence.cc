@@ -89,6 +89,7 @@ Segment Sequence::segment(const std::vector<Row>& rows) {
     fix_->begin_forward(int(rows.size()));
     s.hook = fix_.get();
   }
+  s.attention_ms = &stats_.attention_ms;
   ++stats_.forwards;
   return s;
 }

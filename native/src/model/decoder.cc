@@ -1,8 +1,16 @@
 #include "model/decoder.h"
 
+#include <chrono>
+
 #include "util/error.h"
 
 namespace saccade {
+
+namespace {
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
 
 KvCache make_kv_cache(Model& m, int cap) {
   const TextConfig& t = m.cfg.text;
@@ -94,9 +102,11 @@ std::vector<float> Decoder::forward(std::vector<Segment>& segs) {
       a.img_begin = s.img_begin;
       a.img_end = s.img_end;
       a.out = att_.data() + size_t(row) * qd;
+      const double t0 = s.attention_ms ? wall_ms() : 0;
       if (s.hook) s.hook->before_attention(l, a);
       be.attention(a);
       if (s.hook) s.hook->after_attention(l, a);
+      if (s.attention_ms) *s.attention_ms += wall_ms() - t0;
       row += n;
     }
     be.linear(att_.data(), T, L.o, nullptr, h_.data());

@@ -42,6 +42,9 @@ struct Segment {
   int img_begin = 0, img_end = 0;       // image slots of this sequence
   AttentionHook* hook = nullptr;
   bool last_row_logits_only = false;
+  // When set, wall time of this segment's attention (fixation hooks included) is added here, so the benchmark
+  // can compare pruned and full attention directly rather than through whole-forward times.
+  double* attention_ms = nullptr;
 };
 
 class Decoder {

@@ -30,13 +30,18 @@ class CudaBackend final : public Backend {
     check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), "memory pool threshold");
     tables_ = std::make_unique<HostTables>(stream_);
     isa_ = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + " " + prop.name;
-    choose_gemm();
+    try {
+      choose_gemm();
+    } catch (...) {
+      cudaStreamDestroy(stream_);  // the destructor does not run for a throwing constructor
+      throw;
+    }
   }
 
   ~CudaBackend() override {
+    cudaStreamSynchronize(stream_);  // queued kernels may still read the staging ring
     tables_.reset();
     cublas_.reset();
-    cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
 
