@@ -19,7 +19,7 @@ interface CliArgs {
 }
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
-                     [--model DIR] [--threads N] [--max-tokens N per region]
+                     [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
 
@@ -45,6 +45,7 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
     else if (a === '--max-tokens') args.options.maxNewTokens = Number(value());
+    else if (a === '--batch') args.options.batchSize = Number(value());
     else if (a === '-h' || a === '--help') throw new Error(USAGE);
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
     else args.files.push(a);

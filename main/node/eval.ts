@@ -40,10 +40,11 @@ interface EvalArgs {
   model: string;
   mode: DecodeOptions['mode'];
   maxTokens: number;
+  batch: number;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -54,7 +55,8 @@ function parseArgs(argv: string[]): EvalArgs {
     else if (a === '--model') out.model = v();
     else if (a === '--mode') out.mode = v() as DecodeOptions['mode'];
     else if (a === '--max-tokens') out.maxTokens = Number(v());
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N]`);
+    else if (a === '--batch') out.batch = Number(v());
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N]`);
   }
   return out;
 }
@@ -181,7 +183,7 @@ async function main(): Promise<number> {
     const addon = loadAddon();
     model = await addon.loadModel(args.model);
     backend = addon.info().backend;
-    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens });
+    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch });
   } catch (err) {
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }
@@ -191,7 +193,7 @@ async function main(): Promise<number> {
   if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes));
   else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
 
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, tesseract: version }, notes };
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tesseract: version }, notes };
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
   if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { _electron as electron } from 'playwright-core';
-import { electronBinary } from '../support/electron';
+import { electronBinary } from '../support/electron-binary';
 
 const binary = electronBinary();
 const skip = binary ? false : 'no Electron binary here (it could not be downloaded): the Electron shell was NOT tested; the browser transport tests cover the renderer and engine session';

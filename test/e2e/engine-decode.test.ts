@@ -18,7 +18,7 @@ const ADDON = join(ROOT, 'native/build/Release/saccade.node');
 const MODEL = join(ROOT, 'assets/models/saccade-ocr-tiny/config.json');
 const SAMPLES = join(ROOT, 'assets/samples/samples.json');
 /** Decoding time the suite allows itself before it cancels (a 2-core CI machine decodes a page in minutes). */
-const DECODE_BUDGET_MS = Number(process.env.SACCADE_E2E_DECODE_MS ?? 60_000);
+const DECODE_BUDGET_MS = Number(process.env.SACCADE_E2E_DECODE_MS ?? 45_000);
 
 const missing = [ADDON, MODEL, SAMPLES].filter((p) => !existsSync(p));
 const skip = missing.length ? `the real engine is not available here (missing ${missing.join(', ')}): build it with 'npm run build:native' and add the model` : false;

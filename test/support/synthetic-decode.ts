@@ -172,7 +172,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       round++;
     }
     const stats: RegionStats = {
-      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, visualTokenFraction: keep / (grid.rows * grid.cols),
+      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols),
     };
     elapsedMs += decodeMs + 20;
     const done = regionIndex + 1;

@@ -9,7 +9,7 @@ import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { decodeDocument, openDocument } from './index';
 
-const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, visualTokenFraction: 1 };
+const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, attentionMs: 1, visualTokenFraction: 1 };
 
 /** Answers every crop with "w<id>" in two tokens, delivering crops in reverse order to mimic concurrency. */
 const limits: number[] = [];
@@ -35,7 +35,7 @@ function fakeModel(seen: RegionInput[][]): NativeModel {
             { type: 'region_end', regionId: r.id, text, stats },
           ];
           onEvents(events);
-          out.push({ regionId: r.id, text, stats });
+          out.push({ regionId: r.id, text, tokens: [10, 11], stats });
           await new Promise((res) => setImmediate(res));
         }
         return { regions: out, cancelled };
@@ -70,6 +70,8 @@ test('layout is emitted first, then each layout region streams as one region wit
   }
   // Text regions were cut into line crops; all crops of the page went to the engine in one call.
   assert.equal(seen.length, 1);
+  // Token ids of a region are its lines' ids in order: two per crop from the fake engine.
+  assert.equal(result.regions.reduce((n, r) => n + r.tokens.length, 0), 2 * seen[0]!.length);
   // Line crops never need the full token limit; the call is capped by the longest line (or a table).
   const kinds = new Set(seen[0]!.map((r) => r.kind));
   if (!kinds.has('table') && !kinds.has('formula')) assert.ok(limits[0]! < DEFAULT_DECODE_OPTIONS.maxNewTokens, `limit ${limits[0]}`);

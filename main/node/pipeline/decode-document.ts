@@ -64,6 +64,7 @@ export async function decodePages(
       cropsDone++;
       progress(k + 1);
     });
+    const cropTokens = new Map<string, number[]>();
     if (analysed.crops.length > 0) {
       // One limit serves the whole call, so it is the largest any crop of the page may need.
       const maxNewTokens = Math.max(...analysed.crops.map((c) => tokenBudget(c, options.maxNewTokens)));
@@ -72,6 +73,7 @@ export async function decodePages(
       signal.addEventListener('abort', abort, { once: true });
       try {
         const result = await run.promise;
+        for (const r of result.regions) cropTokens.set(r.regionId, r.tokens);
         if (result.cancelled) cancelled = true;
       } finally {
         signal.removeEventListener('abort', abort);
@@ -82,7 +84,8 @@ export async function decodePages(
       const block = analysed.blocks[analysed.regions.indexOf(region)]!;
       const done = finished.get(region.id);
       if (!done) continue;
-      results.push({ regionId: region.id, text: done.lines.join('\n'), stats: done.stats });
+      const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => cropTokens.get(c.input.id) ?? []);
+      results.push({ regionId: region.id, text: done.lines.join('\n'), tokens, stats: done.stats });
       pageRegions.push({ kind: block.kind, lines: done.lines });
     }
     recognised.push(pageRegions);

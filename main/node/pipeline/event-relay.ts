@@ -19,7 +19,7 @@ interface RegionStream {
 }
 
 export function emptyStats(): RegionStats {
-  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, visualTokenFraction: 0 };
+  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0 };
 }
 
 function addStats(into: RegionStats, s: RegionStats): void {
@@ -32,6 +32,7 @@ function addStats(into: RegionStats, s: RegionStats): void {
   into.encodeMs += s.encodeMs;
   into.prefillMs += s.prefillMs;
   into.decodeMs += s.decodeMs;
+  into.attentionMs += s.attentionMs;
 }
 
 export interface FinishedRegion {

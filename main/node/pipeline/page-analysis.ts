@@ -1,7 +1,7 @@
 // One page from raster to engine inputs: prepare, lay out, and cut the crops the recogniser reads best
 // (text as single lines, tables and formulas whole). Region boxes go back to source page coordinates.
 import type { RegionInput, RegionKind } from '../../../common/engine-types';
-import type { LayoutRegion } from '../../../common/protocol';
+import type { Box, LayoutRegion } from '../../../common/protocol';
 import { cropImage, type GrayImage } from './gray-image';
 import { analyseLayout, type LayoutBlock } from './layout';
 import { preparePage } from './prepare';
@@ -33,16 +33,24 @@ export function analysePage(page: number, raster: GrayImage): AnalysedPage {
   const { blocks, charHeight } = analyseLayout(prepared.ink, prepared.gray.width, prepared.gray.height);
   const regions: LayoutRegion[] = [];
   const crops: PageCrop[] = [];
-  // Margins keep ascenders, descenders and the strokes of a table's outer rule inside the crop.
-  const pad = Math.max(2, Math.round(0.4 * charHeight));
+  // Margins as the recogniser saw them in training (training/saccade/synth/regions.py): for a line, up to a
+  // third of its height at the sides and a sixth above and below; a few pixels around a table or formula.
+  const wholePad = Math.max(2, Math.round(0.4 * charHeight));
+  const marginBox = (b: Box, line: boolean): Box => {
+    const h = b.y1 - b.y0;
+    const side = line ? Math.max(2, Math.round(0.25 * h)) : wholePad;
+    const vertical = line ? Math.max(1, Math.round(0.12 * h)) : wholePad;
+    return { x0: b.x0 - side, y0: b.y0 - vertical, x1: b.x1 + side, y1: b.y1 + vertical };
+  };
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(prepared.toSource(block.box)), order: block.order });
     if (block.order === null) return;
     const kind = engineKind(block.kind);
-    const parts = kind === 'text' && block.lines.length > 0 ? block.lines : [block.box];
+    const byLine = kind === 'text' && block.lines.length > 0;
+    const parts = byLine ? block.lines : [block.box];
     parts.forEach((box, line) => {
-      const img = cropImage(prepared.gray, box, pad);
+      const img = cropImage(prepared.gray, marginBox(box, byLine));
       crops.push({ regionId: id, line, input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
     });
   });

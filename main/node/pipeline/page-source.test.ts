@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { openDocument } from './index';
-import { detectFormat, MAX_PAGE_PIXELS } from './page-source';
+import { detectFormat, MAX_PAGE_PIXELS, openPageSource } from './page-source';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -45,13 +45,25 @@ test('bad inputs are refused with a message a user can act on', async () => {
 });
 
 test('a two-page PDF opens as two pages at 200 dpi and renders one page to gray', async () => {
-  const doc = await openDocument('report.pdf', new Uint8Array(readFileSync(join(ROOT, 'assets', 'samples', 'two-page-report.pdf'))));
+  const source = await openPageSource(new Uint8Array(readFileSync(join(ROOT, 'assets', 'samples', 'two-page-report.pdf'))));
   try {
-    assert.equal(doc.info.format, 'pdf');
-    assert.equal(doc.info.pages.length, 2);
-    for (const p of doc.info.pages) assert.ok(p.width > 1000 && p.width * p.height <= MAX_PAGE_PIXELS, JSON.stringify(p));
+    assert.equal(source.format, 'pdf');
+    assert.equal(source.pages.length, 2);
+    for (const p of source.pages) assert.ok(p.width > 1000 && p.width * p.height <= MAX_PAGE_PIXELS, JSON.stringify(p));
+    // Pages of different sizes share one canvas: each render has its own page's size and content.
+    for (const p of [1, 0]) {
+      const img = await source.render(p);
+      assert.deepEqual([img.width, img.height], [source.pages[p]!.width, source.pages[p]!.height]);
+      let sum = 0;
+      let dark = 0;
+      for (const v of img.data) {
+        sum += v;
+        if (v < 160) dark++;
+      }
+      assert.ok(sum / img.data.length > 180 && dark > 0.005 * img.data.length, `page ${p}: paper and ink expected`);
+    }
   } finally {
-    doc.close();
+    source.close();
   }
 });
 

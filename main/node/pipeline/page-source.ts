@@ -145,12 +145,13 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
       if (!info) throw new Error(`page ${index + 1} does not exist`);
       const page = await doc.getPage(index + 1);
       const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
-      // One canvas per document, resized per page: a fresh canvas per page leaks its pixels in the native
-      // canvas library (about one page of RGBA each time), which a long PDF would pile up.
+      // One canvas per document, resized per page.
       target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
       try {
         await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
-        const rgba = target.context.getImageData(0, 0, info.width, info.height).data;
+        // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
+        // never gives back (about one page of RGBA per call).
+        const rgba = target.canvas.data();
         const gray = new Uint8Array(info.width * info.height);
         for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
           gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
@@ -170,8 +171,9 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
 }
 
 interface CanvasAndContext {
-  canvas: unknown;
-  context: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+  /** @napi-rs/canvas: raw RGBA, row-major, no row padding. */
+  canvas: { data(): Uint8Array };
+  context: unknown;
 }
 
 /** The part of pdf.js's Node canvas factory used here. */

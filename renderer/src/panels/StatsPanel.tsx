@@ -23,7 +23,7 @@ export function StatsPanel() {
   const tps = run && run.decodeMs > 0 ? run.tokens / (run.decodeMs / 1000) : null;
   const share = run?.visualShare ?? null;
   const speedup = tps !== null && baseline ? tps / baseline : null;
-  const backend = engine.info ? `${engine.info.backend} · ${engine.info.threads} thr` : engine.status === 'unavailable' ? 'unavailable' : '…';
+  const backend = engine.info ? [engine.info.backend, engine.info.cpuKernels, `${engine.info.threads} thr`].filter(Boolean).join(' · ') : engine.status === 'unavailable' ? 'unavailable' : '…';
 
   return (
     <section className="panel stats-panel" data-testid="stats">
