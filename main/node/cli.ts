@@ -2,7 +2,7 @@
 // scans to Markdown from the command line. A file that cannot be read is reported on one line and the
 // batch goes on; the exit status says whether every file succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent } from '../../common/engine-types';
 import type { LayoutRegion, SessionEvent } from '../../common/protocol';
 import { defaultModelDir, loadAddon } from './native-addon';
@@ -66,6 +66,7 @@ export function outputPaths(files: string[], out: string | null): Array<string |
   })();
   if (!isFolder) {
     if (files.length > 1) throw new Error(`-o ${out} is a file, but ${files.length} inputs need a folder`);
+    mkdirSync(dirname(out), { recursive: true });
     return [out];
   }
   mkdirSync(out, { recursive: true });

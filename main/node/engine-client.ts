@@ -16,7 +16,8 @@ export class EngineClient {
     const child = this.ensureChild();
     return new Promise((resolve) => {
       this.pending.set(message.id, { resolve });
-      child.send(message);
+      // If the process died between ensureChild and here, its exit handler answers the pending request.
+      child.send(message, (err) => { if (err) console.error(`saccade: could not reach the engine process: ${err.message}`); });
     });
   }
 
@@ -36,6 +37,7 @@ export class EngineClient {
       this.pending.get(m.id)?.resolve(m);
       this.pending.delete(m.id);
     });
+    child.on('error', (err) => console.error(`saccade: engine process error: ${err.message}`));
     child.on('exit', (code, signal) => {
       if (this.child !== child) return;
       this.child = null;

@@ -50,7 +50,8 @@ if (parentPort) {
   });
 } else {
   // The server may go away mid-decode: stop sending then, and exit rather than decode for nobody.
-  const channel: Channel = { send: (m) => { if (process.connected) process.send?.(m); } };
+  // A send racing the disconnect fails with EPIPE; the callback keeps that from becoming an uncaught error.
+  const channel: Channel = { send: (m) => { if (process.connected) process.send?.(m, undefined, undefined, () => undefined); } };
   channels.add(channel);
   process.on('message', (m) => void serve(channel, m));
   process.on('disconnect', () => process.exit(0));

@@ -73,8 +73,15 @@ test('hovering a decoded token shows its fixation heatmap on the page', { skip }
   const tokens = page.locator('.monaco-editor .tok-accepted, .monaco-editor .tok-corrected, .monaco-editor .tok-ar');
   const count = await tokens.count();
   assert.ok(count > 0);
-  await tokens.nth(Math.min(count - 1, 12)).hover();
-  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor', null, { timeout: 10_000 });
+  // The first steps of each region decode with full attention (fixation warm-up), so their tokens carry no
+  // fixation: try tokens further along until one shows its heatmap.
+  let shown = false;
+  for (let i = 12; i < count && !shown; i += Math.max(7, Math.floor(count / 12))) {
+    await tokens.nth(i).hover();
+    shown = await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor', null, { timeout: 2_000 })
+      .then(() => true, () => false);
+  }
+  assert.ok(shown, 'hovering decoded tokens shows a heatmap');
   assert.ok(Number(await heatmap.getAttribute('data-heat-cells')) > 0);
   await page.screenshot({ path: `${ARTIFACTS}/engine-decoded.png` });
   await page.screenshot({ path: join(ROOT, 'assets/screenshot.png') });

@@ -1,6 +1,6 @@
 // Decodes the pages of an opened document with the engine: one page rasterised at a time (the next page is
-// laid out while the engine reads the current one), all crops of a page handed to the engine in one call so
-// it can batch them, events streamed as they come, Markdown assembled at the end.
+// laid out while the engine reads the current one), the line crops of a page handed to the engine in one call
+// so it can batch them (tables and formulas in a second), events streamed as they come, Markdown assembled at the end.
 import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
 import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
@@ -65,10 +65,14 @@ export async function decodePages(
       progress(k + 1);
     });
     const cropTokens = new Map<string, number[]>();
-    if (analysed.crops.length > 0) {
-      // One limit serves the whole call, so it is the largest any crop of the page may need.
-      const maxNewTokens = Math.max(...analysed.crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-      const run = model.decode(analysed.crops.map((c) => c.input), { ...options, maxNewTokens }, (events) => relay.push(events));
+    // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
+    // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
+    // a line's budget, not a table's.
+    const groups = [analysed.crops.filter((c) => c.input.kind === 'text'), analysed.crops.filter((c) => c.input.kind !== 'text')];
+    for (const crops of groups) {
+      if (crops.length === 0 || cancelled || signal.aborted) continue;
+      const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
+      const run = model.decode(crops.map((c) => c.input), { ...options, maxNewTokens }, (events) => relay.push(events));
       const abort = () => run.cancel();
       signal.addEventListener('abort', abort, { once: true });
       try {
@@ -79,6 +83,7 @@ export async function decodePages(
         signal.removeEventListener('abort', abort);
       }
     }
+    if (signal.aborted) cancelled = true;
     const pageRegions: RecognisedRegion[] = [];
     for (const region of analysed.regions) {
       const block = analysed.blocks[analysed.regions.indexOf(region)]!;

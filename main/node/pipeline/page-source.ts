@@ -137,31 +137,38 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
   }
   const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
   let target: CanvasAndContext | null = null;
+  // Renders share the canvas, so they run one after another even if callers overlap.
+  let queue: Promise<unknown> = Promise.resolve();
+  const renderPage = async (index: number): Promise<GrayImage> => {
+    const info = pages[index];
+    if (!info) throw new Error(`page ${index + 1} does not exist`);
+    const page = await doc.getPage(index + 1);
+    const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
+    // One canvas per document, resized per page.
+    target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
+    try {
+      await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
+      // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
+      // never gives back (about one page of RGBA per call).
+      const rgba = target.canvas.data();
+      const gray = new Uint8Array(info.width * info.height);
+      for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
+        gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
+      }
+      return { width: info.width, height: info.height, data: gray };
+    } catch (err) {
+      throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
+    } finally {
+      page.cleanup();
+    }
+  };
   return {
     format: 'pdf',
     pages,
-    async render(index) {
-      const info = pages[index];
-      if (!info) throw new Error(`page ${index + 1} does not exist`);
-      const page = await doc.getPage(index + 1);
-      const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
-      // One canvas per document, resized per page.
-      target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
-      try {
-        await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
-        // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
-        // never gives back (about one page of RGBA per call).
-        const rgba = target.canvas.data();
-        const gray = new Uint8Array(info.width * info.height);
-        for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
-          gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
-        }
-        return { width: info.width, height: info.height, data: gray };
-      } catch (err) {
-        throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
-      } finally {
-        page.cleanup();
-      }
+    render(index) {
+      const next = queue.then(() => renderPage(index));
+      queue = next.catch(() => undefined);
+      return next;
     },
     close() {
       if (target) factory.destroy(target);

@@ -22,12 +22,12 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
           {BLOCK_SIZES.map((b) => <option key={b} value={b}>{b}</option>)}
         </select>
       </label>
-      <label>τ<sub>c</sub> (diffusion confidence) <output>{s.tauC.toFixed(2)}</output>
+      <label><span>τ<sub>c</sub> (diffusion confidence) <output>{s.tauC.toFixed(2)}</output></span>
         <input type="range" min={0.5} max={0.99} step={0.01} value={s.tauC} disabled={s.mode !== 'diffusion'}
           onChange={(e) => actions.updateSettings({ tauC: Number(e.target.value) })} />
       </label>
       <label className="row"><input type="checkbox" checked={s.fixation} onChange={(e) => actions.updateSettings({ fixation: e.target.checked })} /> Fixation (prune visual tokens)</label>
-      <label>Keep ratio <output>{Math.round(s.keepRatio * 100)}%</output>
+      <label><span>Keep ratio <output>{Math.round(s.keepRatio * 100)}%</output></span>
         <input type="range" min={0.02} max={0.5} step={0.01} value={s.keepRatio} disabled={!s.fixation}
           onChange={(e) => actions.updateSettings({ keepRatio: Number(e.target.value) })} />
       </label>

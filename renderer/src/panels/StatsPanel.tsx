@@ -23,7 +23,7 @@ export function StatsPanel() {
   const tps = run && run.decodeMs > 0 ? run.tokens / (run.decodeMs / 1000) : null;
   const share = run?.visualShare ?? null;
   const speedup = tps !== null && baseline ? tps / baseline : null;
-  const backend = engine.info ? [engine.info.backend, engine.info.cpuKernels, `${engine.info.threads} thr`].filter(Boolean).join(' · ') : engine.status === 'unavailable' ? 'unavailable' : '…';
+  const backend = engine.info ? [engine.info.backend, engine.info.cpuKernels].filter(Boolean).join(' · ') : engine.status === 'unavailable' ? 'unavailable' : '…';
 
   return (
     <section className="panel stats-panel" data-testid="stats">
@@ -35,7 +35,8 @@ export function StatsPanel() {
           hint={baseline ? `AR baseline ${baseline.toFixed(0)} tokens/s on this backend` : 'decode once in AR mode to measure the baseline'} />
         <Stat label="visual tokens attended" value={share !== null ? `${(share * 100).toFixed(1)}%` : '—'} hint="mean share of image tokens fixation kept per step" />
         <Stat label="tokens" value={run ? String(run.tokens) : '—'} />
-        <Stat label="backend" value={backend} hint={engine.model ? `${engine.model.name}, ${(engine.model.parameters / 1e6).toFixed(1)}M parameters` : engine.message} />
+        <Stat label={engine.info ? `backend · ${engine.info.threads} threads` : 'backend'} value={backend}
+          hint={engine.model ? `${engine.model.name}, ${(engine.model.parameters / 1e6).toFixed(1)}M parameters` : engine.message} />
       </div>
     </section>
   );

@@ -5,14 +5,14 @@ import { useSession } from '../app/session-context';
 
 export function useFrameRevision(): number {
   const { store } = useSession();
-  const [revision, setRevision] = useState(store.getState().revision);
+  const [frames, setFrames] = useState(0);
   useEffect(() => {
     let frame = 0;
     const unsubscribe = store.subscribe((s, prev) => {
       if (s.revision === prev.revision && s.run === prev.run && s.selectedRound === prev.selectedRound && s.phase === prev.phase) return;
-      if (!frame) frame = requestAnimationFrame(() => { frame = 0; setRevision(store.getState().revision + Math.random()); });
+      if (!frame) frame = requestAnimationFrame(() => { frame = 0; setFrames((n) => n + 1); });
     });
     return () => { unsubscribe(); if (frame) cancelAnimationFrame(frame); };
   }, [store]);
-  return revision;
+  return frames;
 }
