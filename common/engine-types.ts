@@ -62,6 +62,18 @@ export interface Fixation {
   indices: number[];
   /** Attention weight of each index, summed over heads of the focal layers, normalised to sum 1. */
   weights: number[];
+  /**
+   * The crop the indices refer to, in page pixels, with its merged grid. Set by the page pipeline when one
+   * layout region is read as several crops (a text block line by line); absent, the indices refer to the
+   * region's own box and the grid of its region_start.
+   */
+  frame?: FixationFrame;
+}
+
+export interface FixationFrame {
+  box: { x0: number; y0: number; x1: number; y1: number };
+  rows: number;
+  cols: number;
 }
 
 export interface RegionStartEvent {

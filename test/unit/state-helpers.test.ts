@@ -67,6 +67,13 @@ test('fixation cells map the merged grid onto the region box', () => {
   assert.equal(merged.find((m) => m.x === 100)!.weight, 0.25 / 1.5);
 });
 
+test('a fixation with its own frame (one line of a multi-line region) lands on that line, not on the region', () => {
+  const region = { x0: 0, y0: 0, x1: 400, y1: 300 };
+  const line = { box: { x0: 20, y0: 100, x1: 220, y1: 132 }, rows: 1, cols: 4 };
+  const cells = fixationCells(region, { rows: 1, cols: 4 }, { indices: [2], weights: [1], frame: line });
+  assert.deepEqual(cells, [{ x: 120, y: 100, w: 50, h: 32, weight: 1 }]);
+});
+
 test('regions sit in the Markdown as headings, paragraphs and display math', () => {
   assert.equal(regionPrefix('title', true), '# ');
   assert.equal(regionPrefix('text', false), '\n\n');

@@ -160,6 +160,8 @@ def diffusion(region, tau, block_size=32, max_new=256):
             fill = [j for j in open_slots if conf[j] > tau] or [max(open_slots, key=lambda j: conf[j])]
             for j in fill:
                 block[j] = int(tok[j])
+            if EOS in block and MASK not in block[:block.index(EOS)]:
+                break  # everything up to the end of the text is decided; the rest is never emitted
         out.ids += block
         pending, pos = block, pos + B
         if EOS in block:

@@ -2,7 +2,8 @@
 // crop's events to its layout region, holds back a later line's events until the earlier lines of the same
 // region have ended (the engine may run crops concurrently), and renumbers token indices and rounds so that a
 // region reads as one stream: one region_start (the first line's grid), one region_end with the joined text.
-import type { EngineEvent, RegionStats } from '../../../common/engine-types';
+import type { EngineEvent, FixationFrame, RegionStats } from '../../../common/engine-types';
+import type { Box } from '../../../common/protocol';
 import { joinLines } from './assemble';
 
 interface RegionStream {
@@ -43,16 +44,16 @@ export interface FinishedRegion {
 
 export class EventRelay {
   private readonly streams = new Map<string, RegionStream>();
-  private readonly cropToRegion = new Map<string, { regionId: string; line: number }>();
+  private readonly cropToRegion = new Map<string, { regionId: string; line: number; box: Box; frame?: FixationFrame }>();
 
   constructor(
-    crops: Array<{ input: { id: string }; regionId: string; line: number }>,
+    crops: Array<{ input: { id: string }; regionId: string; line: number; box: Box }>,
     private readonly forward: (events: EngineEvent[]) => void,
     private readonly onRegionDone: (region: FinishedRegion) => void,
     private readonly onCropDone: () => void,
   ) {
     for (const c of crops) {
-      this.cropToRegion.set(c.input.id, { regionId: c.regionId, line: c.line });
+      this.cropToRegion.set(c.input.id, { regionId: c.regionId, line: c.line, box: c.box });
       const s = this.streams.get(c.regionId);
       if (s) s.lines = Math.max(s.lines, c.line + 1);
       else {
@@ -70,6 +71,8 @@ export class EventRelay {
       const target = this.cropToRegion.get(e.regionId);
       if (!target) continue;
       const s = this.streams.get(target.regionId)!;
+      if (e.type === 'region_start') target.frame = { box: target.box, rows: e.grid.rows, cols: e.grid.cols };
+      if (e.type === 'token' && e.fixation && target.frame) e.fixation.frame = target.frame;
       if (target.line === s.current) this.relay(s, target.regionId, e, out);
       else {
         const q = s.buffered.get(target.line) ?? [];

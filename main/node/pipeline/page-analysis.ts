@@ -11,6 +11,8 @@ export interface PageCrop {
   /** Layout region this crop belongs to, and its line index within it. */
   regionId: string;
   line: number;
+  /** The crop's box in source page pixels (where its fixations lie). */
+  box: Box;
 }
 
 export interface AnalysedPage {
@@ -50,8 +52,10 @@ export function analysePage(page: number, raster: GrayImage): AnalysedPage {
     const byLine = kind === 'text' && block.lines.length > 0;
     const parts = byLine ? block.lines : [block.box];
     parts.forEach((box, line) => {
-      const img = cropImage(prepared.gray, marginBox(box, byLine));
-      crops.push({ regionId: id, line, input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
+      const cropBox = marginBox(box, byLine);
+      const img = cropImage(prepared.gray, cropBox);
+      crops.push({ regionId: id, line, box: roundBox(prepared.toSource(cropBox)),
+        input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
     });
   });
   return { page, regions, blocks, crops };

@@ -1,6 +1,7 @@
-// Where a fixation lies on the page. The engine reports indices over the region crop's merged token grid
-// (rows x cols, row-major); the crop is the region's box resized, so cell (r, c) covers the matching
-// fraction of the box in page pixels.
+// Where a fixation lies on the page. The engine reports indices over a crop's merged token grid (rows x
+// cols, row-major); the crop is a box of the page resized, so cell (r, c) covers the matching fraction of the
+// box in page pixels. The box is the fixation's own frame where the pipeline read the region as several
+// crops, else the region's box.
 import type { Fixation } from '../../../common/engine-types';
 import type { Box } from '../../../common/protocol';
 
@@ -12,7 +13,9 @@ export interface HeatCell {
   weight: number;
 }
 
-export function fixationCells(box: Box, grid: { rows: number; cols: number }, fixation: Fixation): HeatCell[] {
+export function fixationCells(regionBox: Box, regionGrid: { rows: number; cols: number }, fixation: Fixation): HeatCell[] {
+  const box = fixation.frame?.box ?? regionBox;
+  const grid = fixation.frame ?? regionGrid;
   const w = (box.x1 - box.x0) / grid.cols;
   const h = (box.y1 - box.y0) / grid.rows;
   const cells: HeatCell[] = [];

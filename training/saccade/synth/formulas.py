@@ -9,6 +9,7 @@ the spaces dropped wherever TeX would ignore them.
 """
 
 import functools
+import logging
 import random
 import re
 
@@ -233,6 +234,8 @@ def mathtext_source(tokens: list[str]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> MathTextParser:
+    # Mathtext logs every under-full box of an accent; in a data worker that floods the training log.
+    logging.getLogger("matplotlib.mathtext").setLevel(logging.ERROR)
     return MathTextParser("agg")
 
 
@@ -246,8 +249,9 @@ def render_formula(tokens: list[str], fontset: str, points: float, dpi: int) -> 
 def make_formula(rng: random.Random, em: float | None = None) -> tuple[Ink, str]:
     """Ink and target of one display formula; `em` is the font size in pixels (drawn when not given)."""
     tokens = formula_tokens(rng)
-    dpi = rng.randint(150, 250)
-    points = em * 72 / dpi if em else rng.uniform(10, 16)
+    # Few distinct sizes: matplotlib caches fonts per size, and unbounded variety grew memory steadily.
+    dpi = rng.choice((150, 175, 200, 225, 250))
+    points = round(2 * (em * 72 / dpi if em else rng.uniform(10, 16))) / 2
     coverage = render_formula(tokens, rng.choice(FONTSETS), points, dpi)
     pad = 24
     canvas = np.zeros((coverage.shape[0] + 2 * pad, coverage.shape[1] + 2 * pad), dtype=np.uint8)
