@@ -44,6 +44,9 @@ def parse_args(argv=None):
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init-from", default=None,
+                   help="exported model folder to start from when no checkpoint exists (the shipped model "
+                        "carries training over to a machine whose /tmp checkpoints are gone; optimizer restarts)")
     return p.parse_args(argv)
 
 
@@ -84,6 +87,10 @@ def main(argv=None):
         opt.load_state_dict(state["optimizer"])
         step, elapsed, samples_seen = state["step"], state["elapsed"], state["samples"]
         print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
+    elif args.init_from:
+        from saccade.checkpoint import load
+        model.load_state_dict(load(args.init_from).state_dict())
+        print(f"initialised from {args.init_from}", flush=True)
     print(f"parameters: {count_parameters(model):,}", flush=True)
 
     from saccade.synth import generate_region
