@@ -55,3 +55,16 @@ def test_formula_templates_render():
     for template in formulas.TEMPLATES:
         tokens = template.replace("@n", "2").replace("@v", "x").replace("@g", "\\alpha").replace("@i", "i").split()
         assert formulas.render_formula(tokens, "cm", 10, 72).max() > 0, template
+
+
+def test_formulas_render_identically_after_the_font_reload():
+    """render_formula drops matplotlib's font cache now and then to stop it growing; output must not change."""
+    from matplotlib import font_manager
+    from matplotlib.mathtext import MathTextParser
+
+    tokens = [formulas.formula_tokens(random.Random(i)) for i in range(6)]
+    before = [formulas.render_formula(t, fs, 12.0, 150).tobytes() for t in tokens for fs in ("cm", "stixsans")]
+    font_manager._get_font.cache_clear()
+    MathTextParser._parse_cached.cache_clear()
+    after = [formulas.render_formula(t, fs, 12.0, 150).tobytes() for t in tokens for fs in ("cm", "stixsans")]
+    assert before == after
