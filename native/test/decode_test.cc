@@ -254,8 +254,22 @@ TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_goo
     bad.observe(10, 0);    // first checked draft token wrong every round
     cpu.observe(31, 31);
   }
-  CHECK(good.choose() == 64);
-  CHECK(bad.choose() <= 4);
-  CHECK(cpu.choose() < good.choose());
+  CHECK(good.best_block() == 64);
+  CHECK(bad.best_block() <= 4);
+  CHECK(cpu.best_block() < good.best_block());
   CHECK(good.alpha() > 0.95 && bad.alpha() < 0.5);
+  CHECK(good.next() == 64);
+}
+
+TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_probes) {
+  ForwardCosts steep;  // CPU: a forward of w tokens costs w single-token forwards
+  steep.widths = {1, 65};
+  steep.seconds = {1e-3, 65e-3};
+  BlockSizer bad(steep, 64);
+  for (int i = 0; i < 50; ++i) bad.observe(10, 0);
+  CHECK(bad.rate(0) > bad.rate(bad.best_block()));
+  int ar = 0, spec = 0;
+  for (int i = 0; i <= BlockSizer::kProbeEvery; ++i) (bad.next() == 0 ? ar : spec)++;
+  CHECK(ar == BlockSizer::kProbeEvery);
+  CHECK(spec == 1);
 }

@@ -62,6 +62,7 @@ BlockSizer::BlockSizer(ForwardCosts costs, int max_block) : costs_(std::move(cos
 double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
 
 double BlockSizer::rate(int B) const {
+  if (B == 0) return 1 / costs_.at(1);
   // A round commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha while the run
   // lasts) and one verifier token, for one draft forward of width B + 1 and one verify forward of width B.
   const double a = alpha();
@@ -70,11 +71,21 @@ double BlockSizer::rate(int B) const {
   return expected / (costs_.at(B + 1) + costs_.at(B));
 }
 
-int BlockSizer::choose() const {
+int BlockSizer::best_block() const {
   int best = 1;
   for (int B = 2; B <= max_block_; ++B)
     if (rate(B) > rate(best)) best = B;
   return best;
+}
+
+int BlockSizer::next() {
+  const int best = best_block();
+  if (rate(best) >= rate(0) || ar_streak_ >= kProbeEvery) {
+    ar_streak_ = 0;
+    return best;
+  }
+  ++ar_streak_;
+  return 0;
 }
 
 void BlockSizer::observe(int checked, int accepted) {

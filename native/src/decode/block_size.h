@@ -18,20 +18,28 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
+// Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
+// CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
+// speculative round every kProbeEvery steps, so a region whose drafts become good is noticed.
 class BlockSizer {
  public:
+  static constexpr int kProbeEvery = 16;
   BlockSizer(ForwardCosts costs, int max_block);
-  int choose() const;
+  // Best speculative block size (>= 1) under the current acceptance estimate.
+  int best_block() const;
+  // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes.
+  int next();
   // After a verify: `checked` drafted tokens were compared, `accepted` of them matched.
   void observe(int checked, int accepted);
   // Per-token acceptance probability (geometric model, prior 0.8).
   double alpha() const;
-  // Expected committed tokens per second for block size B.
+  // Expected committed tokens per second for block size B (B = 0: plain AR).
   double rate(int B) const;
 
  private:
   ForwardCosts costs_;
   int max_block_;
+  int ar_streak_ = 0;
   double accepted_ = 4, rejected_ = 1;  // prior pseudo-counts
 };
 

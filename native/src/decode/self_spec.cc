@@ -62,7 +62,7 @@ int refine(DecodeContext& ctx, RoundState& r) {
   return forwards;
 }
 
-// Draft forward output -> a_1 (committed at once) and d_1..d_B.
+// Draft forward output -> a_1 (committed at once) and d_1..d_B. With B = 0 the forward was a plain AR step.
 void take_draft(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round) {
   const int V = ctx.model.cfg.text.vocab_size;
   const bool sampling = ctx.opts.temperature > 0;
@@ -70,6 +70,12 @@ void take_draft(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   seq.cache().len = r.L + 1;  // c's KV is committed; the masks' KV stays scratch
   seq.end_step(0);
   r.a1 = pick(ctx, logits.data(), nullptr, &r.a1_prob);
+  r.forwards = 1;
+  if (r.B == 0) {
+    r.committed = r.verify = {r.a1};
+    seq.commit({{r.a1, TokenSource::AR, -1.0f, r.a1_prob, 0}}, round, ctx.sink);
+    return;
+  }
   r.draft.resize(size_t(r.B));
   r.conf.resize(size_t(r.B));
   r.q.resize(sampling ? size_t(r.B) : 0);
@@ -78,7 +84,6 @@ void take_draft(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
         pick(ctx, logits.data() + size_t(1 + j) * V, sampling ? &r.q[size_t(j)] : nullptr, &r.conf[size_t(j)]);
   r.draft_shown = r.draft;
   r.conf_shown = r.conf;
-  r.forwards = 1;
   if (r.B > 1) {
     const double t0 = now_ms();
     r.forwards += refine(ctx, r);
@@ -184,7 +189,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
       RoundState r;
       r.seq = s;
       r.sizer = sizers[i].get();
-      r.B = std::max(1, std::min(r.sizer ? r.sizer->choose() : ctx.opts.block_size, s->budget()));
+      r.B = std::min(r.sizer ? r.sizer->next() : std::max(1, ctx.opts.block_size), s->budget());
       r.L = s->cache().len;
       st.push_back(std::move(r));
     }
@@ -212,7 +217,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
     rows.clear();
     std::vector<RoundState*> verifying;
     for (RoundState& r : st) {
-      if (r.seq->done() || ctx.cancel.load()) continue;
+      if (r.B == 0 || r.seq->done() || ctx.cancel.load()) continue;
       const int S = r.L + 1;
       std::vector<Row> rr;
       for (int j = 0; j < r.B; ++j) rr.push_back({j == 0 ? r.a1 : r.draft[size_t(j)], S + j, S + j + 1});
