@@ -268,8 +268,9 @@ TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_pr
   BlockSizer bad(steep, 64);
   for (int i = 0; i < 50; ++i) bad.observe(10, 0);
   CHECK(bad.rate(0) > bad.rate(bad.best_block()));
-  int ar = 0, spec = 0;
-  for (int i = 0; i <= BlockSizer::kProbeEvery; ++i) (bad.next() == 0 ? ar : spec)++;
-  CHECK(ar == BlockSizer::kProbeEvery);
-  CHECK(spec == 1);
+  // AR steps, with probes after 16, then 32, then 64 more AR steps.
+  std::vector<int> probes;
+  for (int i = 0; i < 16 + 1 + 32 + 1 + 64 + 1; ++i)
+    if (bad.next() != 0) probes.push_back(i);
+  CHECK(probes == std::vector<int>({16, 49, 114}));
 }

@@ -61,14 +61,26 @@ BlockSizer::BlockSizer(ForwardCosts costs, int max_block) : costs_(std::move(cos
 
 double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
 
+double BlockSizer::predicted(int B) const {
+  // A speculative round is one draft forward of width B + 1 and one verify forward of width B.
+  return B == 0 ? costs_.at(1) : costs_.at(B + 1) + costs_.at(B);
+}
+
 double BlockSizer::rate(int B) const {
-  if (B == 0) return 1 / costs_.at(1);
+  if (B == 0) return 1 / (ar_scale_ * predicted(0));
   // A round commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha while the run
-  // lasts) and one verifier token, for one draft forward of width B + 1 and one verify forward of width B.
+  // lasts) and one verifier token.
   const double a = alpha();
   double expected = 2, ai = 1;
   for (int i = 1; i < B; ++i) expected += (ai *= a);
-  return expected / (costs_.at(B + 1) + costs_.at(B));
+  return expected / (spec_scale_ * predicted(B));
+}
+
+void BlockSizer::observe_time(int B, double seconds) {
+  const double p = predicted(B);
+  if (!(p > 0) || !(seconds > 0)) return;
+  double& scale = B == 0 ? ar_scale_ : spec_scale_;
+  scale = 0.8 * scale + 0.2 * (seconds / p);
 }
 
 int BlockSizer::best_block() const {
@@ -80,8 +92,14 @@ int BlockSizer::best_block() const {
 
 int BlockSizer::next() {
   const int best = best_block();
-  if (rate(best) >= rate(0) || ar_streak_ >= kProbeEvery) {
+  if (rate(best) >= rate(0)) {
     ar_streak_ = 0;
+    probe_after_ = kProbeEvery;
+    return best;
+  }
+  if (ar_streak_ >= probe_after_) {
+    ar_streak_ = 0;
+    probe_after_ = std::min(2 * probe_after_, kProbeMax);
     return best;
   }
   ++ar_streak_;

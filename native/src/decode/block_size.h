@@ -20,10 +20,11 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
 
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
 // CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
-// speculative round every kProbeEvery steps, so a region whose drafts become good is noticed.
+// speculative round after kProbeEvery steps, then after twice as many each time a probe does not win, so a
+// region whose drafts become good is noticed without paying for a probe every few tokens.
 class BlockSizer {
  public:
-  static constexpr int kProbeEvery = 16;
+  static constexpr int kProbeEvery = 16, kProbeMax = 256;
   BlockSizer(ForwardCosts costs, int max_block);
   // Best speculative block size (>= 1) under the current acceptance estimate.
   int best_block() const;
@@ -31,6 +32,10 @@ class BlockSizer {
   int next();
   // After a verify: `checked` drafted tokens were compared, `accepted` of them matched.
   void observe(int checked, int accepted);
+  // Wall time of a finished round of block size B (0: AR step). The calibrated forward costs leave out
+  // per-round work (sampling, bookkeeping, events); the ratio of measured to predicted time, kept apart for
+  // AR steps and speculative rounds, corrects the prediction for what this machine really spends.
+  void observe_time(int B, double seconds);
   // Per-token acceptance probability (geometric model, prior 0.8).
   double alpha() const;
   // Expected committed tokens per second for block size B (B = 0: plain AR).
@@ -39,7 +44,9 @@ class BlockSizer {
  private:
   ForwardCosts costs_;
   int max_block_;
-  int ar_streak_ = 0;
+  int ar_streak_ = 0, probe_after_ = kProbeEvery;
+  double ar_scale_ = 1, spec_scale_ = 1;  // measured / predicted round time
+  double predicted(int B) const;
   double accepted_ = 4, rejected_ = 1;  // prior pseudo-counts
 };
 

@@ -194,6 +194,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
       st.push_back(std::move(r));
     }
     if (st.empty()) break;
+    const double round_t0 = now_ms();
 
     // Draft forward [c, MASK x B]: c causal, the masks see the prefix, c and the whole block.
     std::vector<Sequence*> active;
@@ -234,7 +235,12 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
         take_verify(ctx, *verifying[i], logits[i], round);
       }
     }
-    for (const RoundState& r : st) emit_round(ctx, r, round);
+    // The whole round's wall time, sampling and commits included, is what the block size trades against.
+    const double round_s = (now_ms() - round_t0) / 1000;
+    for (const RoundState& r : st) {
+      if (r.sizer) r.sizer->observe_time(r.B, round_s);
+      emit_round(ctx, r, round);
+    }
   }
 }
 
