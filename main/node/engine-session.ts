@@ -54,7 +54,8 @@ export class EngineSession {
       const info = model.info();
       const dir = String(info.path ?? info.dir ?? defaultModelDir());
       return {
-        engine: addon.info(),
+        // The backend the model actually runs on ("auto" picks CUDA only where a device answers).
+        engine: { ...addon.info(), backend: String(info.backend ?? addon.info().backend) },
         model: {
           // The engine names the model by its folder (assets/models/<name>) when the checkpoint has no name.
           name: String(info.name ?? basename(dir)),

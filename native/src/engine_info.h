@@ -9,7 +9,7 @@ namespace saccade {
 struct EngineInfo {
   std::string version;
   std::vector<std::string> backends;
-  std::string backend;  // the default
+  std::string backend;  // the always-available backend; a loaded model's info() names the one it runs on
   std::vector<std::pair<std::string, bool>> cpu_features;
   std::string cpu_kernels;  // ISA the CPU backend picked
   int threads;

@@ -90,7 +90,9 @@ class Backend {
 };
 
 struct BackendOptions {
-  std::string name = "cpu";  // "cpu" (default) or another name from compiled_backends()
+  // "auto" (default): CUDA when it is compiled in and a device answers, else the CPU; or a name from
+  // compiled_backends().
+  std::string name = "auto";
   int threads = 0;           // 0: hardware concurrency
 };
 
