@@ -53,9 +53,10 @@ export class EngineSession {
       const model = await this.ensureModel();
       const info = model.info();
       const dir = String(info.path ?? info.dir ?? defaultModelDir());
+      const engine = addon.info();
       return {
         // The backend the model actually runs on ("auto" picks CUDA only where a device answers).
-        engine: { ...addon.info(), backend: String(info.backend ?? addon.info().backend) },
+        engine: { ...engine, backend: String(info.backend ?? engine.backend) },
         model: {
           // The engine names the model by its folder (assets/models/<name>) when the checkpoint has no name.
           name: String(info.name ?? basename(dir)),

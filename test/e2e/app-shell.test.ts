@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startApp, type RunningApp } from '../support/app-server';
-import { launchChromium } from '../support/browser';
+import type { RunningApp } from '../support/app-server';
+import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 
-const ARTIFACTS = 'test-results/e2e';
 let app: RunningApp;
 let browser: Browser;
+let session: AppInBrowser | undefined;
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  app = await startApp();
-  browser = await launchChromium();
+  session = await openAppInBrowser();
+  ({ app, browser } = session);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
+  await session?.close();
 });
 
 test('npm start serves the React shell and it reaches the engine', async () => {

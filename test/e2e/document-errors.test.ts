@@ -1,27 +1,24 @@
 // Files the app cannot read (a corrupt PDF, a 0-byte file, a 20,000 x 20,000 image) are refused with a clear
 // message by the real server and page pipeline, and the app keeps working: a good file opens afterwards.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
-import { startApp, type RunningApp } from '../support/app-server';
+import type { RunningApp } from '../support/app-server';
+import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { BAD_INPUTS } from '../support/bad-inputs';
-import { launchChromium } from '../support/browser';
 
-const ARTIFACTS = 'test-results/e2e';
 let app: RunningApp;
 let browser: Browser;
+let session: AppInBrowser | undefined;
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  app = await startApp();
-  browser = await launchChromium();
+  session = await openAppInBrowser();
+  ({ app, browser } = session);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
+  await session?.close();
 });
 
 const EXPECTED: Record<string, RegExp> = {

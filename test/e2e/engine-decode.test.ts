@@ -4,16 +4,15 @@
 // editor's text; a killed engine is reported and decoding restarts. Also writes the README screenshot. Skipped, with the reason, where the engine or the model
 // is missing.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startApp, type RunningApp } from '../support/app-server';
-import { launchChromium } from '../support/browser';
+import type { RunningApp } from '../support/app-server';
+import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { findDescendants } from '../support/process-tree';
 
 const ROOT = join(__dirname, '..', '..');
-const ARTIFACTS = 'test-results/e2e';
 const ADDON = join(ROOT, 'native/build/Release/saccade.node');
 const MODEL = join(ROOT, 'assets/models/saccade-ocr-tiny/config.json');
 const SAMPLES = join(ROOT, 'assets/samples/samples.json');
@@ -25,15 +24,15 @@ const skip = missing.length ? `the real engine is not available here (missing ${
 
 let app: RunningApp;
 let browser: Browser;
+let session: AppInBrowser | undefined;
 let context: BrowserContext;
 let page: Page;
 const errors: string[] = [];
 
 before(async () => {
   if (skip) return;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  app = await startApp();
-  browser = await launchChromium();
+  session = await openAppInBrowser();
+  ({ app, browser } = session);
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
@@ -41,8 +40,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  await browser?.close();
-  await app?.stop();
+  await session?.close();
 });
 
 const phase = () => page.getByTestId('progress').getAttribute('data-phase');

@@ -3,27 +3,26 @@
 // hovering a token shows its heatmap, an edit survives a reload, and the export equals the editor's text.
 // The same flows run against the real engine in engine-decode.test.ts where the engine is built.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startApp, type RunningApp } from '../support/app-server';
-import { launchChromium } from '../support/browser';
+import type { RunningApp } from '../support/app-server';
+import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
 import { buildSyntheticDecode } from '../support/synthetic-decode';
 
-const ARTIFACTS = 'test-results/e2e';
 let app: RunningApp;
 let browser: Browser;
+let session: AppInBrowser | undefined;
 let data: ReplayData;
 const contexts: BrowserContext[] = [];
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   const decode = buildSyntheticDecode();
   data = { decode, pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs: 12 };
-  app = await startApp();
-  browser = await launchChromium();
+  session = await openAppInBrowser();
+  ({ app, browser } = session);
 });
 
 /** A fresh profile per test: autosaved drafts from one test must not change what the next one sees. */
@@ -36,8 +35,7 @@ async function newPage(): Promise<Page> {
 
 after(async () => {
   for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.stop();
+  await session?.close();
 });
 
 async function openSample(page: Page): Promise<void> {
