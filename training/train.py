@@ -6,6 +6,7 @@ rate follows wall-clock time (warm-up, then cosine to 10% at --minutes), so a ru
     /usr/bin/python3 train.py --name tiny-v1 --minutes 70
 """
 import argparse
+import functools
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from saccade.config import default_config
 from saccade.data import RegionStream
 from saccade.loss import batch_loss
 from saccade.model import SaccadeOCR, count_parameters
+from saccade.synth.regions import KIND_SHARES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,10 +46,22 @@ def parse_args(argv=None):
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kind-shares", type=parse_shares, default=None,
+                   help="region mix, e.g. text:0.85,table:0.08,formula:0.07 (default: the generator's own mix)")
     p.add_argument("--init-from", default=None,
                    help="exported model folder to start from when no checkpoint exists (the shipped model "
                         "carries training over to a machine whose /tmp checkpoints are gone; optimizer restarts)")
     return p.parse_args(argv)
+
+
+def parse_shares(text):
+    shares = {}
+    for part in text.split(","):
+        kind, _, weight = part.partition(":")
+        if kind not in KIND_SHARES:
+            raise argparse.ArgumentTypeError(f"unknown region kind {kind!r}; known: {', '.join(KIND_SHARES)}")
+        shares[kind] = float(weight)
+    return shares
 
 
 def lr_at(args, step, elapsed_min):
@@ -94,8 +108,9 @@ def main(argv=None):
     print(f"parameters: {count_parameters(model):,}", flush=True)
 
     from saccade.synth import generate_region
+    generate = functools.partial(generate_region, shares=args.kind_shares or KIND_SHARES)
     # Seeds move on with the step count, so a resumed run sees fresh regions.
-    stream = RegionStream(generate_region, config, first_seed=args.seed * 10_000_000 + step * 64,
+    stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + step * 64,
                           token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                         persistent_workers=False)

@@ -54,12 +54,12 @@ def capture(ink: Ink, kind: str, rng: random.Random, nrng: np.random.Generator, 
     return Region(image=image, target="", kind=kind, words=words, chars=chars)
 
 
-def generate_region(seed: int, kind: str | None = None) -> Region:
-    """A region crop and its target; the same seed always gives the same bytes."""
+def generate_region(seed: int, kind: str | None = None, shares: dict[str, float] = KIND_SHARES) -> Region:
+    """A region crop and its target; the same seed (and shares) always gives the same bytes."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     if kind is None:
-        kind = rng.choices(list(KIND_SHARES), weights=list(KIND_SHARES.values()))[0]
+        kind = rng.choices(list(shares), weights=list(shares.values()))[0]
     look = None
     if kind == "text":
         layout = layout_text(rng)
