@@ -109,17 +109,20 @@ class CpuBackend final : public Backend {
     int max_keys = 0;
     for (int i = 0; i < a.M; ++i) max_keys = std::max(max_keys, a.key_limit[i]);
     const int img_n = std::max(0, a.img_end - a.img_begin);
-    const int jobs = a.M * a.Hq;
-    // (row, head) jobs run in parallel; their fixation outputs land in per-head slots and are summed over
+    const int jobs = a.M * a.Hkv, G = a.Hq / a.Hkv;
+    // (row, KV head) jobs run in parallel; their fixation outputs land in per-head slots and are summed over
     // heads afterwards in head order, so the sums do not depend on the thread count.
-    mass_.assign(a.image_mass ? size_t(jobs) : 0, 0.0f);
-    scores_.assign(a.image_scores ? size_t(jobs) * img_n : 0, 0.0f);
-    pool_.parallel_for(jobs, 2, [&](int jb, int je) {
-      std::vector<float> scratch(size_t(max_keys) + 1);
+    mass_.assign(a.image_mass ? size_t(a.M) * a.Hq : 0, 0.0f);
+    scores_.assign(a.image_scores ? size_t(a.M) * a.Hq * img_n : 0, 0.0f);
+    pool_.parallel_for(jobs, 1, [&](int jb, int je) {
+      // Padded so the kernel's whole-vector passes never run off the end.
+      std::vector<float> probs(size_t(G) * (size_t(max_keys) + 32));
+      std::vector<int> slots(size_t(max_keys) + 32);
       for (int j = jb; j < je; ++j) {
-        const int r = j / a.Hq, h = j % a.Hq;
-        k_.attend_row(a, r, h, scratch.data(), a.out + size_t(j) * a.d, a.image_mass ? &mass_[size_t(j)] : nullptr,
-                      a.image_scores ? &scores_[size_t(j) * img_n] : nullptr);
+        const int r = j / a.Hkv, g = j % a.Hkv;
+        const size_t head0 = size_t(r) * a.Hq + size_t(g) * G;  // first query head of the group
+        k_.attend_group(a, r, g, probs.data(), slots.data(), a.out + head0 * a.d,
+                        a.image_mass ? &mass_[head0] : nullptr, a.image_scores ? &scores_[head0 * img_n] : nullptr);
       }
     });
     for (int r = 0; r < a.M; ++r) {

@@ -10,10 +10,12 @@ struct Kernels {
   // y[m, n] = dot(x[m, :K], w[n, :K]) (+ bias[n]) for n in [n_begin, n_end), all m < M.
   void (*gemm)(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int n_begin,
                int n_end);
-  // Attention of one query row and one head (AttentionArgs); scratch holds key_limit[row] floats. Writes
-  // out[d]; when the pointers are set, adds the image attention mass and per-image-slot probabilities.
-  void (*attend_row)(const AttentionArgs& a, int row, int head, float* scratch, float* out,
-                     float* image_mass_acc, float* image_scores_acc);
+  // Attention of one query row for the Hq / Hkv query heads that share KV head kv_head (AttentionArgs).
+  // probs holds (Hq / Hkv) * (key_limit[row] + 32) floats and slots key_limit[row] + 32 ints of scratch.
+  // Writes the group's heads to out[(Hq / Hkv) * d]; when the pointers are set, adds per head the image
+  // attention mass (image_mass_acc[h]) and per-image-slot probabilities (image_scores_acc[h * image slots]).
+  void (*attend_group)(const AttentionArgs& a, int row, int kv_head, float* probs, int* slots, float* out,
+                       float* image_mass_acc, float* image_scores_acc);
 };
 
 const Kernels& kernels_generic();

@@ -2,6 +2,8 @@
 #include <immintrin.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "backend/cpu/kernels.h"
 
@@ -16,11 +18,25 @@ struct Vec {
   static void store(float* p, R r) { _mm256_storeu_ps(p, r); }
   static R set1(float f) { return _mm256_set1_ps(f); }
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
+  static R add(R a, R b) { return _mm256_add_ps(a, b); }
+  static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
+  static R max(R a, R b) { return _mm256_max_ps(a, b); }
+  static R floor(R a) { return _mm256_floor_ps(a); }
+  static R exp2i(R n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+  }
   static float hsum(R r) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
     return _mm_cvtss_f32(s);
+  }
+  // Transposing reduction: three rounds of pairwise adds give all eight sums in one register.
+  static void hsum8(const R* r, float* out) {
+    const __m256 t0 = _mm256_hadd_ps(r[0], r[1]), t1 = _mm256_hadd_ps(r[2], r[3]);
+    const __m256 t2 = _mm256_hadd_ps(r[4], r[5]), t3 = _mm256_hadd_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+    _mm256_storeu_ps(out, _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31)));
   }
 };
 
@@ -29,7 +45,7 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx2() {
-  static const Kernels k{"avx2", gemm, attend_row};
+  static const Kernels k{"avx2", gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

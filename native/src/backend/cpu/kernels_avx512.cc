@@ -2,6 +2,8 @@
 #include <immintrin.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "backend/cpu/kernels.h"
 
@@ -16,12 +18,22 @@ struct Vec {
   static void store(float* p, R r) { _mm512_storeu_ps(p, r); }
   static R set1(float f) { return _mm512_set1_ps(f); }
   static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
+  static R add(R a, R b) { return _mm512_add_ps(a, b); }
+  static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
+  static R max(R a, R b) { return _mm512_max_ps(a, b); }
+  static R floor(R a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static R exp2i(R n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+  }
   static float hsum(R r) {
     __m256 h = _mm256_add_ps(_mm512_castps512_ps256(r), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
     return _mm_cvtss_f32(s);
+  }
+  static void hsum8(const R* r, float* out) {
+    for (int i = 0; i < 8; ++i) out[i] = hsum(r[i]);
   }
 };
 
@@ -30,7 +42,7 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{"avx512", gemm, attend_row};
+  static const Kernels k{"avx512", gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

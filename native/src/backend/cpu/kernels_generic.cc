@@ -1,5 +1,7 @@
 // Portable kernels: an 8-lane vector emulated in scalar code (same reduction tree as AVX2, without FMA).
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "backend/cpu/kernels.h"
 
@@ -25,6 +27,29 @@ struct Vec {
     for (int i = 0; i < 8; ++i) r.v[i] = f;
     return r;
   }
+  static R add(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] += b.v[i];
+    return a;
+  }
+  static R mul(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] *= b.v[i];
+    return a;
+  }
+  static R max(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+    return a;
+  }
+  static R floor(R a) {
+    for (float& x : a.v) x = std::floor(x);
+    return a;
+  }
+  static R exp2i(R n) {
+    for (float& x : n.v) {
+      const int32_t bits = (int32_t(x) + 127) << 23;
+      std::memcpy(&x, &bits, sizeof x);
+    }
+    return n;
+  }
   static R fma(R a, R b, R c) {
     for (int i = 0; i < 8; ++i) c.v[i] += a.v[i] * b.v[i];
     return c;
@@ -33,6 +58,9 @@ struct Vec {
     float a[4];
     for (int i = 0; i < 4; ++i) a[i] = r.v[i] + r.v[i + 4];
     return (a[0] + a[2]) + (a[1] + a[3]);
+  }
+  static void hsum8(const R* r, float* out) {
+    for (int i = 0; i < 8; ++i) out[i] = hsum(r[i]);
   }
 };
 
@@ -43,7 +71,7 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", gemm, attend_row};
+  static const Kernels k{"generic", gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu
