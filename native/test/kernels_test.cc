@@ -18,11 +18,15 @@ std::vector<float> randv(size_t n, uint64_t seed) {
 }
 
 void check_gemm(const cpu::Kernels& k) {
+  // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel.
+  for (int M : {11, 8})
   for (int K : {1, 7, 8, 37, 64, 200}) {
-    const int N = 29, M = 11;
+    const int N = 29;
     auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
-    std::vector<float> y(size_t(M) * N);
-    k.gemm(x.data(), M, K, w.data(), b.data(), y.data(), N, 0, N);
+    std::vector<float> y(size_t(M) * N), packed(size_t((N + k.panel - 1) / k.panel) * k.panel * K);
+    k.pack(w.data(), N, K, packed.data());
+    const int panels = (N + k.panel - 1) / k.panel;
+    k.gemm(x.data(), M, K, packed.data(), b.data(), y.data(), N, 0, panels);
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
         double ref = b[size_t(n)];
@@ -32,7 +36,7 @@ void check_gemm(const cpu::Kernels& k) {
     // Every row must be bit-identical to computing it alone (width independence).
     for (int m = 0; m < M; ++m) {
       std::vector<float> y1(static_cast<size_t>(N));
-      k.gemm(x.data() + size_t(m) * K, 1, K, w.data(), b.data(), y1.data(), N, 0, N);
+      k.gemm(x.data() + size_t(m) * K, 1, K, packed.data(), b.data(), y1.data(), N, 0, panels);
       for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
     }
   }

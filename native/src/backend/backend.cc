@@ -29,7 +29,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   return *this;
 }
 
-Weight Backend::upload_weight(const std::vector<float>& host, int rows, int cols) {
+Weight Backend::upload_weight(const std::vector<float>& host, int rows, int cols, WeightUse) {
   Weight w;
   w.w = Buffer(this, host.size());
   upload(w.w.data(), host.data(), host.size());

@@ -35,7 +35,11 @@ class Buffer {
   size_t n_ = 0;
 };
 
-// A linear layer's weight [rows=out, cols=in] (torch layout), resident on the backend.
+// What a weight is for. Linear weights may be kept in a backend-private layout (the CPU packs them into
+// panels for its GEMM); Lookup tables (embeddings) keep torch's row layout, since embed() reads whole rows.
+enum class WeightUse { Linear, Lookup };
+
+// A weight [rows=out, cols=in] (torch layout on upload), resident on the backend.
 struct Weight {
   Buffer w;
   int rows = 0, cols = 0;
@@ -71,7 +75,7 @@ class Backend {
   virtual void download(float* host, const float* src, size_t n) = 0;
   virtual void copy(float* dst, const float* src, size_t n) = 0;
 
-  Weight upload_weight(const std::vector<float>& host, int rows, int cols);
+  virtual Weight upload_weight(const std::vector<float>& host, int rows, int cols, WeightUse use);
 
   // out[i] = table[ids[i]] (rows of length dim)
   virtual void embed(const int* ids, int n, const Weight& table, float* out) = 0;

@@ -38,8 +38,8 @@ class WeightReader {
     be_.upload(b.data(), h.data(), h.size());
     return b;
   }
-  Weight mat(const std::string& name, int rows, int cols) {
-    return be_.upload_weight(read(name, {rows, cols}), rows, cols);
+  Weight mat(const std::string& name, int rows, int cols, WeightUse use = WeightUse::Linear) {
+    return be_.upload_weight(read(name, {rows, cols}), rows, cols, use);
   }
   // Splits a [parts * rows, cols] matrix (or [parts * rows] vector when cols == 0) into row blocks.
   std::vector<std::vector<float>> split(const std::string& name, int parts, int rows, int cols) {
@@ -108,9 +108,9 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
     VisionLayer L;
     L.norm1 = r.vec(p + "norm1.weight", Dv);
     auto qkv = r.split(p + "attn.qkv.weight", 3, Dv, Dv);
-    L.q = m->backend->upload_weight(qkv[0], Dv, Dv);
-    L.k = m->backend->upload_weight(qkv[1], Dv, Dv);
-    L.v = m->backend->upload_weight(qkv[2], Dv, Dv);
+    L.q = m->backend->upload_weight(qkv[0], Dv, Dv, WeightUse::Linear);
+    L.k = m->backend->upload_weight(qkv[1], Dv, Dv, WeightUse::Linear);
+    L.v = m->backend->upload_weight(qkv[2], Dv, Dv, WeightUse::Linear);
     auto qkv_b = r.split(p + "attn.qkv.bias", 3, Dv, 0);
     L.q_b = r.upload_vec(qkv_b[0]);
     L.k_b = r.upload_vec(qkv_b[1]);
@@ -135,7 +135,7 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   m->merger_fc2_b = r.vec("merger.fc2.bias", D);
 
   const int qd = t.num_attention_heads * t.head_dim, kvd = t.num_key_value_heads * t.head_dim;
-  m->embed_tokens = r.mat("model.embed_tokens.weight", t.vocab_size, D);
+  m->embed_tokens = r.mat("model.embed_tokens.weight", t.vocab_size, D, WeightUse::Lookup);
   for (int i = 0; i < t.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
     DecoderLayer L;

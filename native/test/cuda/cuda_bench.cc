@@ -109,7 +109,7 @@ Json bench_ops(saccade::Backend& b) {
   };
   {
     const int K = 256, N = 768;
-    saccade::Weight W = b.upload_weight(rnd(size_t(N) * K), N, K);
+    saccade::Weight W = b.upload_weight(rnd(size_t(N) * K), N, K, saccade::WeightUse::Linear);
     for (int M : {1, 33, 512}) {
       saccade::Buffer x = dev(rnd(size_t(M) * K)), y(&b, size_t(M) * N);
       const double ms = per_call_ms(b, y, 200, [&] { b.linear(x.data(), M, W, nullptr, y.data()); });

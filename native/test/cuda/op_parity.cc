@@ -186,7 +186,7 @@ int op_parity(Backend& ref, Backend& test, Json& checks) {
     std::vector<float> y[2];
     Backend* bs[2] = {&ref, &test};
     for (int i = 0; i < 2; ++i) {
-      saccade::Weight W = bs[i]->upload_weight(w, c.N, c.K);
+      saccade::Weight W = bs[i]->upload_weight(w, c.N, c.K, saccade::WeightUse::Linear);
       Buffer dx = to_device(*bs[i], x), db = to_device(*bs[i], bias), dy(bs[i], size_t(c.M) * c.N);
       bs[i]->linear(dx.data(), c.M, W, c.bias ? db.data() : nullptr, dy.data());
       y[i] = to_host(*bs[i], dy.data(), dy.size());
@@ -258,7 +258,7 @@ int op_parity(Backend& ref, Backend& test, Json& checks) {
     std::vector<float> e[2], gth[2];
     Backend* bs[2] = {&ref, &test};
     for (int i = 0; i < 2; ++i) {
-      saccade::Weight T = bs[i]->upload_weight(table, vocab, dim);
+      saccade::Weight T = bs[i]->upload_weight(table, vocab, dim, saccade::WeightUse::Lookup);
       Buffer out(bs[i], ids.size() * dim), ds = to_device(*bs[i], src), dg(bs[i], idx.size() * row_len);
       bs[i]->embed(ids.data(), int(ids.size()), T, out.data());
       e[i] = to_host(*bs[i], out.data(), out.size());
@@ -291,7 +291,7 @@ int width_independence(Backend& test, Json& checks) {
     const int K = 256, N = 768, M = 100;
     const std::vector<float> x = random_vec(size_t(M) * K, 30), w = random_vec(size_t(N) * K, 31, 0.05f),
                              bias = random_vec(size_t(N), 32);
-    saccade::Weight W = test.upload_weight(w, N, K);
+    saccade::Weight W = test.upload_weight(w, N, K, saccade::WeightUse::Linear);
     Buffer dx = to_device(test, x), db = to_device(test, bias), dy(&test, size_t(M) * N);
     std::vector<std::vector<float>> by_width;
     for (int width : {M, 33, 9, 1}) {

@@ -47,6 +47,17 @@ class CpuBackend final : public Backend {
   void download(float* host, const float* src, size_t n) override { std::memcpy(host, src, n * sizeof(float)); }
   void copy(float* dst, const float* src, size_t n) override { std::memmove(dst, src, n * sizeof(float)); }
 
+  Weight upload_weight(const std::vector<float>& host, int rows, int cols, WeightUse use) override {
+    if (use == WeightUse::Lookup) return Backend::upload_weight(host, rows, cols, use);
+    const int P = k_.panel, panels = (rows + P - 1) / P;
+    Weight w;
+    w.w = Buffer(this, size_t(panels) * P * cols);
+    k_.pack(host.data(), rows, cols, w.w.data());
+    w.rows = rows;
+    w.cols = cols;
+    return w;
+  }
+
   void embed(const int* ids, int n, const Weight& table, float* out) override {
     for (int i = 0; i < n; ++i)
       std::memcpy(out + size_t(i) * table.cols, table.w.data() + size_t(ids[i]) * table.cols,
@@ -60,8 +71,9 @@ class CpuBackend final : public Backend {
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
-    // Split the output columns across threads; at least 16 columns per chunk.
-    pool_.parallel_for(N, 16, [&](int nb, int ne) { k_.gemm(x, M, K, w.w.data(), bias, y, N, nb, ne); });
+    // Threads take whole panels of output columns; small layers stay on fewer threads.
+    const int panels = (N + k_.panel - 1) / k_.panel;
+    pool_.parallel_for(panels, 2, [&](int pb, int pe) { k_.gemm(x, M, K, w.w.data(), bias, y, N, pb, pe); });
   }
 
   void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) override {

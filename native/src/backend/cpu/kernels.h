@@ -7,9 +7,13 @@ namespace saccade::cpu {
 
 struct Kernels {
   const char* isa;
-  // y[m, n] = dot(x[m, :K], w[n, :K]) (+ bias[n]) for n in [n_begin, n_end), all m < M.
-  void (*gemm)(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int n_begin,
-               int n_end);
+  int panel;  // output columns per packed weight panel
+  // Packs w[N, K] (torch layout) into ceil(N / panel) panels of [K][panel], the last one zero-padded.
+  void (*pack)(const float* w, int N, int K, float* packed);
+  // y[m, n] = dot(x[m, :K], w[n, :K]) (+ bias[n]) for the columns of panels [p_begin, p_end), all m < M;
+  // w packed by `pack`.
+  void (*gemm)(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int p_begin,
+               int p_end);
   // Attention of one query row for the Hq / Hkv query heads that share KV head kv_head (AttentionArgs).
   // probs holds (Hq / Hkv) * (key_limit[row] + 32) floats and slots key_limit[row] + 32 ints of scratch.
   // Writes the group's heads to out[(Hq / Hkv) * d]; when the pointers are set, adds per head the image

@@ -45,7 +45,7 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx2() {
-  static const Kernels k{"avx2", gemm, attend_group};
+  static const Kernels k{"avx2", Vec::L, pack, gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

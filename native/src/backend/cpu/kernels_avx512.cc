@@ -42,7 +42,7 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{"avx512", gemm, attend_group};
+  static const Kernels k{"avx512", Vec::L, pack, gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

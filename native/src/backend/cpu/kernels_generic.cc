@@ -71,7 +71,7 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", gemm, attend_group};
+  static const Kernels k{"generic", Vec::L, pack, gemm, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

@@ -2,63 +2,68 @@
 //   static constexpr int L; using R; zero(); load(const float*); store(float*, R); fma(a, b, acc);
 //   add(a, b); mul(a, b); max(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
-// Every output element owns its accumulator; the K loop always walks lanes k = l, l + L, ... then a fixed
-// horizontal sum, then the K tail in order. Tile shapes change only which elements are computed together,
-// never the arithmetic of one element, so results are independent of M and of threading.
+// Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
+// elements are computed together, never the arithmetic of one element, so results are independent of M and
+// of threading.
 namespace {
 
-template <int MR, int NR>
-inline void tile(const float* x, int K, int Kv, const float* w, const float* bias, float* y, int N) {
-  typename Vec::R acc[MR][NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) acc[i][j] = Vec::zero();
-  for (int k = 0; k < Kv; k += Vec::L) {
-    typename Vec::R xv[MR];
-    for (int i = 0; i < MR; ++i) xv[i] = Vec::load(x + size_t(i) * K + k);
-    for (int j = 0; j < NR; ++j) {
-      typename Vec::R wv = Vec::load(w + size_t(j) * K + k);
-      for (int i = 0; i < MR; ++i) acc[i][j] = Vec::fma(xv[i], wv, acc[i][j]);
-    }
-  }
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) {
-      float s = Vec::hsum(acc[i][j]);
-      const float* xr = x + size_t(i) * K;
-      const float* wr = w + size_t(j) * K;
-      for (int k = Kv; k < K; ++k) s += xr[k] * wr[k];
-      if (bias) s += bias[j];
-      y[size_t(i) * N + j] = s;
-    }
+// Linear layers run on weights packed into panels of L output columns stored k-major ([K][L] per panel; the
+// last panel zero-padded), so the kernel broadcasts x[m][k] and multiplies whole panel rows: no horizontal
+// sums, and one panel row serves every row of x while it sits in L1.
+void pack(const float* w, int N, int K, float* packed) {
+  constexpr int L = Vec::L;
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k) packed[(size_t(n / L) * K + k) * L + n % L] = w[size_t(n) * K + k];
 }
 
-void gemm(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int n_begin,
-          int n_end) {
-  const int Kv = K - K % Vec::L;
-  constexpr int kColBlock = 64;  // keeps the weight rows of one block in L2 while rows stream past
-  for (int nb = n_begin; nb < n_end; nb += kColBlock) {
-    const int ne = nb + kColBlock < n_end ? nb + kColBlock : n_end;
+// MR rows x NV panels; every y[m][n] is an FMA chain over k = 0..K-1 in order (then + bias), whatever the
+// tile, so a row's result does not depend on M.
+template <int MR, int NV>
+inline void tile(const float* x, int K, const float* panels, const float* bias, float* y, int N, int n0) {
+  constexpr int L = Vec::L;
+  typename Vec::R acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::zero();
+  const size_t pstride = size_t(K) * L;
+  for (int k = 0; k < K; ++k) {
+    typename Vec::R wv[NV];
+    for (int j = 0; j < NV; ++j) wv[j] = Vec::load(panels + j * pstride + size_t(k) * L);
+    for (int i = 0; i < MR; ++i) {
+      const typename Vec::R xv = Vec::set1(x[size_t(i) * K + k]);
+      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::fma(xv, wv[j], acc[i][j]);
+    }
+  }
+  for (int j = 0; j < NV; ++j) {
+    const int n = n0 + j * L;
+    const int cols = N - n < L ? N - n : L;
+    for (int i = 0; i < MR; ++i) {
+      float out[L];
+      Vec::store(out, acc[i][j]);
+      float* yr = y + size_t(i) * N + n;
+      for (int c = 0; c < cols; ++c) yr[c] = bias ? out[c] + bias[n + c] : out[c];
+    }
+  }
+}
+
+template <int MR, int NV>
+inline void rows_tile(const float* x, int K, const float* w, const float* bias, float* y, int N, int p_begin,
+                      int p_end) {
+  int p = p_begin;
+  for (; p + NV <= p_end; p += NV) tile<MR, NV>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
+  for (; p < p_end; ++p) tile<MR, 1>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
+}
+
+// Panels [p_begin, p_end) of y = x W^T (+ bias). Panel groups stay in L1 while all rows of x pass them.
+void gemm(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int p_begin,
+          int p_end) {
+  constexpr int kPanelBlock = 4;
+  for (int pb = p_begin; pb < p_end; pb += kPanelBlock) {
+    const int pe = pb + kPanelBlock < p_end ? pb + kPanelBlock : p_end;
     int m = 0;
-    for (; m + 4 <= M; m += 4) {
-      const float* xm = x + size_t(m) * K;
-      float* ym = y + size_t(m) * N;
-      int n = nb;
-      for (; n + 3 <= ne; n += 3) tile<4, 3>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-      for (; n < ne; ++n) tile<4, 1>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-    }
-    for (; m + 2 <= M; m += 2) {
-      const float* xm = x + size_t(m) * K;
-      float* ym = y + size_t(m) * N;
-      int n = nb;
-      for (; n + 4 <= ne; n += 4) tile<2, 4>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-      for (; n < ne; ++n) tile<2, 1>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-    }
-    for (; m < M; ++m) {
-      const float* xm = x + size_t(m) * K;
-      float* ym = y + size_t(m) * N;
-      int n = nb;
-      for (; n + 8 <= ne; n += 8) tile<1, 8>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-      for (; n < ne; ++n) tile<1, 1>(xm, K, Kv, w + size_t(n) * K, bias ? bias + n : nullptr, ym + n, N);
-    }
+    for (; m + 6 <= M; m += 6) rows_tile<6, 2>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + 4 <= M; m += 4) rows_tile<4, 3>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + 2 <= M; m += 2) rows_tile<2, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m < M; ++m) rows_tile<1, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
   }
 }
 
@@ -113,17 +118,41 @@ inline void scores8(const float* q, int d, int dv, const float* const* keys, flo
   }
 }
 
-// out[0, NV * L) += sum_i p[i] * v_i[0, NV * L), accumulated in registers in key order.
-template <int NV>
-inline void weighted_sum(const float* p, const int* slots, int n, const float* v, size_t stride, float* out) {
-  typename Vec::R o[NV];
-  for (int j = 0; j < NV; ++j) o[j] = Vec::load(out + j * Vec::L);
+// For GH heads at once: out_h[0, NV * L) += sum_i p_h[i] * v_i[0, NV * L), accumulated in registers in key
+// order. Several heads give the FMA unit independent chains and share each value row.
+template <int GH, int NV>
+inline void weighted_sum(const float* p, size_t pstride, const int* slots, int n, const float* v, size_t stride,
+                         float* out, int d) {
+  typename Vec::R o[GH][NV];
+  for (int h = 0; h < GH; ++h)
+    for (int j = 0; j < NV; ++j) o[h][j] = Vec::load(out + size_t(h) * d + j * Vec::L);
   for (int i = 0; i < n; ++i) {
-    const typename Vec::R pv = Vec::set1(p[i]);
     const float* vr = v + size_t(slots[i]) * stride;
-    for (int j = 0; j < NV; ++j) o[j] = Vec::fma(pv, Vec::load(vr + j * Vec::L), o[j]);
+    for (int h = 0; h < GH; ++h) {
+      const typename Vec::R pv = Vec::set1(p[h * pstride + i]);
+      for (int j = 0; j < NV; ++j) o[h][j] = Vec::fma(pv, Vec::load(vr + j * Vec::L), o[h][j]);
+    }
   }
-  for (int j = 0; j < NV; ++j) Vec::store(out + j * Vec::L, o[j]);
+  for (int h = 0; h < GH; ++h)
+    for (int j = 0; j < NV; ++j) Vec::store(out + size_t(h) * d + j * Vec::L, o[h][j]);
+}
+
+// Value rows of keys [0, n) weighted into GH heads' outputs, the vector part of head_dim in chunks of up to
+// 4 vectors, then the scalar tail.
+template <int GH>
+inline void weigh_values(const float* p, size_t pstride, const int* slots, int n, const float* v, size_t stride,
+                         float* out, int d, int dv) {
+  int k = 0;
+  for (; k + 4 * Vec::L <= dv; k += 4 * Vec::L) weighted_sum<GH, 4>(p, pstride, slots, n, v + k, stride, out + k, d);
+  switch ((dv - k) / Vec::L) {
+    case 3: weighted_sum<GH, 3>(p, pstride, slots, n, v + k, stride, out + k, d); break;
+    case 2: weighted_sum<GH, 2>(p, pstride, slots, n, v + k, stride, out + k, d); break;
+    case 1: weighted_sum<GH, 1>(p, pstride, slots, n, v + k, stride, out + k, d); break;
+    default: break;
+  }
+  for (int h = 0; h < GH; ++h)
+    for (k = dv; k < d; ++k)
+      for (int i = 0; i < n; ++i) out[size_t(h) * d + k] += p[h * pstride + i] * v[size_t(slots[i]) * stride + k];
 }
 
 // Softmax over p[0, n) in place. p has room for n rounded up to 8 and to L; the padding is zeroed before the
@@ -170,20 +199,11 @@ void attend_group(const AttentionArgs& a, int row, int kv_head, float* probs, in
   constexpr int kKeyTile = 64;
   for (int i0 = 0; i0 < n; i0 += kKeyTile) {
     const int cn = n - i0 < kKeyTile ? n - i0 : kKeyTile;
-    for (int h = 0; h < G; ++h) {
-      const float* p = probs + h * pstride + i0;
-      float* o = out + size_t(h) * d;
-      int k = 0;
-      for (; k + 4 * Vec::L <= dv; k += 4 * Vec::L) weighted_sum<4>(p, slots + i0, cn, vbase + k, stride, o + k);
-      switch ((dv - k) / Vec::L) {
-        case 3: weighted_sum<3>(p, slots + i0, cn, vbase + k, stride, o + k); break;
-        case 2: weighted_sum<2>(p, slots + i0, cn, vbase + k, stride, o + k); break;
-        case 1: weighted_sum<1>(p, slots + i0, cn, vbase + k, stride, o + k); break;
-        default: break;
-      }
-      for (k = dv; k < d; ++k)
-        for (int i = 0; i < cn; ++i) o[k] += p[i] * vbase[size_t(slots[i0 + i]) * stride + k];
-    }
+    int h = 0;
+    for (; h + 3 <= G; h += 3)
+      weigh_values<3>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
+    if (G - h == 2) weigh_values<2>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
+    if (G - h == 1) weigh_values<1>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
   }
 
   if (!image_mass_acc && !image_scores_acc) return;
