@@ -33,11 +33,11 @@ std::vector<RegionInput> regions() {
           sctest::synthetic_region("c", 200, 30, 3)};
 }
 
-DecodeResult run(DecodeOptions o, Collect* sink = nullptr, ForwardCosts* costs = nullptr) {
+DecodeResult run(DecodeOptions o, Collect* sink = nullptr, SpeculationState* state = nullptr) {
   Collect local;
-  ForwardCosts c;
+  SpeculationState c;
   std::atomic<bool> cancel{false};
-  return decode_regions(tiny(), regions(), o, sink ? *sink : local, cancel, costs ? costs : &c);
+  return decode_regions(tiny(), regions(), o, sink ? *sink : local, cancel, state ? state : &c);
 }
 
 DecodeOptions opts(DecodeMode mode, int block) {
@@ -66,9 +66,10 @@ TEST(greedy_self_spec_equals_greedy_ar) {
 TEST(greedy_self_spec_with_auto_block_equals_ar) {
   const DecodeResult ar = run(opts(DecodeMode::AR, 0));
   Collect sink;
-  ForwardCosts costs;
-  const DecodeResult sp = run(opts(DecodeMode::Spec, 0), &sink, &costs);
-  CHECK(!costs.widths.empty() && costs.seconds.size() == costs.widths.size());
+  SpeculationState state;
+  const DecodeResult sp = run(opts(DecodeMode::Spec, 0), &sink, &state);
+  CHECK(!state.costs.widths.empty() && state.costs.seconds.size() == state.costs.widths.size());
+  CHECK(!state.by_kind.empty());  // each decoded kind leaves its acceptance memory behind
   for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(sp.regions[i].tokens == ar.regions[i].tokens);
   CHECK(sink.count(Event::Type::Round) > 0);
 }
@@ -169,7 +170,7 @@ TEST(cancel_stops_decoding) {
   std::atomic<bool> cancel{false};
   CancelAfter sink;
   sink.flag = &cancel;
-  ForwardCosts c;
+  SpeculationState c;
   const DecodeResult r = decode_regions(tiny(), regions(), opts(DecodeMode::AR, 0), sink, cancel, &c);
   CHECK(r.cancelled);
   CHECK(r.regions.size() == 1 && r.regions[0].tokens.size() < 10);
@@ -186,7 +187,7 @@ TEST(bad_options_are_rejected_with_the_field_name) {
   bad.kind = "poem";
   std::atomic<bool> cancel{false};
   Collect sink;
-  ForwardCosts c;
+  SpeculationState c;
   CHECK_THROWS_WITH(decode_regions(tiny(), {bad}, opts(DecodeMode::AR, 0), sink, cancel, &c), "unknown region kind");
 }
 
@@ -198,7 +199,7 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
   lo.backend.threads = 2;
   auto m = load_model(sctest::write_tiny_checkpoint(spec, "favor"), lo);
   std::atomic<bool> cancel{false};
-  ForwardCosts costs;
+  SpeculationState costs;
   Collect ar_sink;
   const DecodeResult ar = decode_regions(*m, regions(), opts(DecodeMode::AR, 0), ar_sink, cancel, &costs);
   int bonus = 0;
@@ -273,4 +274,20 @@ TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_pr
   for (int i = 0; i < 16 + 1 + 32 + 1 + 64 + 1; ++i)
     if (bad.next() != 0) probes.push_back(i);
   CHECK(probes == std::vector<int>({16, 49, 114}));
+}
+
+TEST(block_sizer_starts_from_what_earlier_regions_of_its_kind_taught) {
+  ForwardCosts steep;
+  steep.widths = {1, 65};
+  steep.seconds = {1e-3, 65e-3};
+  BlockSizer first(steep, 64);
+  CHECK(first.alpha() > 0.75);  // the optimistic prior
+  for (int i = 0; i < 40; ++i) first.observe(10, 0);
+  const SpeculationMemory learnt = first.memory();
+  BlockSizer next(steep, 64, learnt);
+  CHECK(next.alpha() < 0.3);
+  CHECK(next.next() == 0);  // starts on AR steps instead of paying for wide drafts first
+  // Capped weight: a region whose drafts are good pulls the estimate up within a few rounds.
+  for (int i = 0; i < 6; ++i) next.observe(31, 31);
+  CHECK(next.alpha() > 0.9);
 }

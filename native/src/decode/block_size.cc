@@ -57,7 +57,21 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
   return fc;
 }
 
-BlockSizer::BlockSizer(ForwardCosts costs, int max_block) : costs_(std::move(costs)), max_block_(max_block) {}
+BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)
+    : costs_(std::move(costs)),
+      max_block_(max_block),
+      ar_scale_(memory.ar_scale),
+      spec_scale_(memory.spec_scale),
+      accepted_(memory.accepted),
+      rejected_(memory.rejected) {
+  const double total = accepted_ + rejected_;
+  if (total > kMemoryWeight) {
+    accepted_ *= kMemoryWeight / total;
+    rejected_ *= kMemoryWeight / total;
+  }
+}
+
+SpeculationMemory BlockSizer::memory() const { return {accepted_, rejected_, ar_scale_, spec_scale_}; }
 
 double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Hardware-aware block size: measured seconds per forward by width, and the block size per round that
 // maximises expected committed tokens per second under the running acceptance rate.
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/model.h"
@@ -18,6 +20,20 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
+// What a sizer has learnt, handed from one region to the next region of the same kind: acceptance
+// pseudo-counts and the measured / predicted round-time ratios. Without it every region would start from the
+// optimistic prior and pay for its first rounds again.
+struct SpeculationMemory {
+  double accepted = 4, rejected = 1;  // the prior: alpha 0.8
+  double ar_scale = 1, spec_scale = 1;
+};
+
+// Per model: the forward-cost calibration (measured on first use) and the memory per region kind.
+struct SpeculationState {
+  ForwardCosts costs;
+  std::map<std::string, SpeculationMemory> by_kind;
+};
+
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
 // CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
 // speculative round after kProbeEvery steps, then after twice as many each time a probe does not win, so a
@@ -25,7 +41,12 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
 class BlockSizer {
  public:
   static constexpr int kProbeEvery = 16, kProbeMax = 256;
-  BlockSizer(ForwardCosts costs, int max_block);
+  // Memory counts are capped at kMemoryWeight pseudo-events so a region unlike its predecessors moves the
+  // estimate within a few rounds.
+  static constexpr double kMemoryWeight = 12;
+  BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory = {});
+  // This sizer's estimates, to start the next region of the same kind from.
+  SpeculationMemory memory() const;
   // Best speculative block size (>= 1) under the current acceptance estimate.
   int best_block() const;
   // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes.
@@ -45,9 +66,9 @@ class BlockSizer {
   ForwardCosts costs_;
   int max_block_;
   int ar_streak_ = 0, probe_after_ = kProbeEvery;
-  double ar_scale_ = 1, spec_scale_ = 1;  // measured / predicted round time
+  double ar_scale_, spec_scale_;  // measured / predicted round time
   double predicted(int B) const;
-  double accepted_ = 4, rejected_ = 1;  // prior pseudo-counts
+  double accepted_, rejected_;  // geometric-acceptance pseudo-counts
 };
 
 }  // namespace saccade

@@ -41,7 +41,7 @@ void validate(const DecodeOptions& o, int num_layers) {
 std::vector<int> calibration_widths() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 33, 48, 65}; }
 
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
-                            EventSink& sink, const std::atomic<bool>& cancel, ForwardCosts* costs) {
+                            EventSink& sink, const std::atomic<bool>& cancel, SpeculationState* speculation) {
   validate(o, m.cfg.text.num_layers);
   DecodeResult result;
   Decoder dec(m);
@@ -74,12 +74,16 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
         std::vector<std::unique_ptr<BlockSizer>> sizers(seqs.size());
+        ForwardCosts& costs = speculation->costs;
         if (auto_block) {
-          if (costs->widths.empty())
-            *costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
-          for (auto& s : sizers) s = std::make_unique<BlockSizer>(*costs, kMaxAutoBlock);
+          if (costs.widths.empty())
+            costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
+          for (size_t i = 0; i < seqs.size(); ++i)
+            sizers[i] = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, speculation->by_kind[seqs[i]->kind()]);
         }
         decode_self_spec(ctx, seqs, sizers);
+        for (size_t i = 0; i < seqs.size(); ++i)
+          if (sizers[i]) speculation->by_kind[seqs[i]->kind()] = sizers[i]->memory();
         break;
       }
     }

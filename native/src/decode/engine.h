@@ -24,10 +24,10 @@ struct DecodeResult {
   bool cancelled = false;
 };
 
-// Decodes regions one after another. `costs` caches the forward-cost calibration for blockSize auto across
-// calls (measured on first use when empty).
+// Decodes regions one after another. `speculation` carries what blockSize auto learns across regions and
+// calls: the forward-cost calibration (measured on first use) and the acceptance memory per region kind.
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
-                            EventSink& sink, const std::atomic<bool>& cancel, ForwardCosts* costs);
+                            EventSink& sink, const std::atomic<bool>& cancel, SpeculationState* speculation);
 
 // Widths whose forward cost the auto block size measures.
 std::vector<int> calibration_widths();
