@@ -1,4 +1,4 @@
-// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--data DIR] [--regions DIR]`
+// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--data DIR] [--regions DIR] [--model DIR]`
 // Runs the shipped model over a fixed evaluation set and measures, side by side in one run: AR, self-spec
 // (B=32), self-spec with the automatic block size, pure diffusion (tau_c 0.7/0.9/0.99), each with and without
 // visual fixation, plus the engine's forward cost by width. Keys are documented in docs/benchmark.md.
@@ -11,10 +11,10 @@ import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon } from './native-addon';
 
-interface Args { json: string | null; perType: number; real: number; data: string | null; regions: string | null }
+interface Args { json: string | null; perType: number; real: number; data: string | null; regions: string | null; model: string }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { json: null, perType: 6, real: 6, data: null, regions: null };
+  const a: Args = { json: null, perType: 6, real: 6, data: null, regions: null, model: defaultModelDir() };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
@@ -23,6 +23,7 @@ function parseArgs(argv: string[]): Args {
       case '--real': a.real = Number(v); i++; break;
       case '--data': a.data = v ?? null; i++; break;
       case '--regions': a.regions = v ?? null; i++; break;
+      case '--model': a.model = v ?? a.model; i++; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
     ? readBenchRegions(args.regions)
     : makeBenchRegions(mkdtempSync(join(tmpdir(), 'saccade-bench-')), args.perType, args.real, args.data);
   const addon = loadAddon();
-  const modelDir = defaultModelDir();
+  const modelDir = args.model;
   const model = await addon.loadModel(modelDir);
   console.log(`bench: ${regions.length} regions, backend ${addon.info().backend}, model ${modelDir}`);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -23,6 +24,8 @@ const Kernels& best_kernels() {
 }
 
 namespace {
+
+constexpr int64_t kMinChunkWork = 1 << 16;  // ~10 us of FMAs: below this a chunk is not worth a handoff
 
 class CpuBackend final : public Backend {
  public:
@@ -71,9 +74,12 @@ class CpuBackend final : public Backend {
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
-    // Threads take whole panels of output columns; small layers stay on fewer threads.
+    // Threads take whole panels of output columns, at least kMinChunkWork multiply-adds each: a single-token
+    // forward's small layers run on the calling thread, where handing them out would cost more than they do.
     const int panels = (N + k_.panel - 1) / k_.panel;
-    pool_.parallel_for(panels, 2, [&](int pb, int pe) { k_.gemm(x, M, K, w.w.data(), bias, y, N, pb, pe); });
+    const int64_t per_panel = int64_t(M) * K * k_.panel;
+    const int grain = int(std::min<int64_t>(panels, std::max<int64_t>(1, kMinChunkWork / per_panel)));
+    pool_.parallel_for(panels, grain, [&](int pb, int pe) { k_.gemm(x, M, K, w.w.data(), bias, y, N, pb, pe); });
   }
 
   void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) override {
