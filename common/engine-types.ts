@@ -29,6 +29,8 @@ export interface DecodeOptions {
   maxNewTokens: number;
   /** Regions decoded together in one forward (AR and self-spec); 1 decodes them one by one. */
   batchSize: number;
+  /** Stop a region whose output loops ("the the the ..."), taking back all but the loop's first copy. */
+  repeatGuard: boolean;
   fixation: FixationOptions;
 }
 
@@ -42,6 +44,7 @@ export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
   seed: 0,
   maxNewTokens: 1024,
   batchSize: 1,
+  repeatGuard: true,
   fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 0.08 },
 };
 
@@ -130,6 +133,8 @@ export interface RegionStats {
   attentionMs: number;
   /** Mean share of image tokens attended by non-focal layers (1 without fixation). */
   visualTokenFraction: number;
+  /** Tokens taken back by the repetition guard (already gone from the text). */
+  retractedTokens: number;
 }
 
 export interface RegionEndEvent {
@@ -139,7 +144,14 @@ export interface RegionEndEvent {
   stats: RegionStats;
 }
 
-export type EngineEvent = RegionStartEvent | RoundEvent | TokenEvent | RegionEndEvent;
+/** The repetition guard found a loop: the token at `index` and every later one of the region are taken back. */
+export interface RetractEvent {
+  type: 'retract';
+  regionId: string;
+  index: number;
+}
+
+export type EngineEvent = RegionStartEvent | RoundEvent | TokenEvent | RetractEvent | RegionEndEvent;
 
 export interface EngineInfo {
   version: string;

@@ -147,7 +147,7 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
   return { ok: true, value: msg as unknown as RequestMessage };
 }
 
-const EVENT_TYPES = new Set(['region_start', 'round', 'token', 'region_end', 'page_layout', 'progress', 'engine_crashed']);
+const EVENT_TYPES = new Set(['region_start', 'round', 'token', 'retract', 'region_end', 'page_layout', 'progress', 'engine_crashed']);
 
 /** Checks the fields the UI relies on for one event; returns a reason when it is malformed. */
 export function checkSessionEvent(e: unknown): string | null {
@@ -177,6 +177,8 @@ export function checkSessionEvent(e: unknown): string | null {
         return 'token.fixation must be null or matching indices and weights';
       }
       return null;
+    case 'retract':
+      return str('regionId') && num('index') ? null : 'retract needs regionId and index';
     case 'region_end':
       return str('regionId') && str('text') && isObject(e.stats) ? null : 'region_end needs regionId, text and stats';
     case 'page_layout':

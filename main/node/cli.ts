@@ -90,11 +90,12 @@ class JsonRecorder {
         const regions = e.regions.map((r) => ({ ...r, rounds: [] as unknown[], tokens: [] as unknown[] }));
         for (const r of regions) this.byId.set(r.id, r);
         this.pages.set(e.page, regions);
-      } else if (e.type === 'round' || e.type === 'token' || e.type === 'region_end') {
+      } else if (e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
         const r = this.byId.get((e as EngineEvent).regionId);
         if (!r) continue;
         if (e.type === 'round') r.rounds.push(stripRegion(e));
         else if (e.type === 'token') r.tokens.push(stripRegion(e));
+        else if (e.type === 'retract') r.tokens.length = Math.min(r.tokens.length, e.index);
         else {
           r.text = e.text;
           r.stats = e.stats;

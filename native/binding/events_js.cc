@@ -37,6 +37,7 @@ Napi::Object stats_to_js(Napi::Env env, const RegionStats& s) {
   o.Set("decodeMs", s.decode_ms);
   o.Set("attentionMs", s.attention_ms);
   o.Set("visualTokenFraction", s.visual_token_fraction);
+  o.Set("retractedTokens", s.retracted_tokens);
   return o;
 }
 
@@ -86,6 +87,10 @@ Napi::Object event_to_js(Napi::Env env, const Event& e) {
       }
       break;
     }
+    case Event::Type::Retract:
+      o.Set("type", "retract");
+      o.Set("index", e.index);
+      break;
     case Event::Type::RegionEnd:
       o.Set("type", "region_end");
       o.Set("text", e.text);
@@ -154,6 +159,11 @@ DecodeOptions options_from_js(const Napi::Value& v) {
   o.seed = uint64_t(num(obj, "seed", double(o.seed)));
   o.max_new_tokens = int(num(obj, "maxNewTokens", o.max_new_tokens));
   o.batch_size = int(num(obj, "batchSize", o.batch_size));
+  Napi::Value guard = obj.Get("repeatGuard");
+  if (!guard.IsUndefined()) {
+    if (!guard.IsBoolean()) type_error(env, "decode option repeatGuard must be a boolean");
+    o.repeat_guard = guard.As<Napi::Boolean>();
+  }
   Napi::Value fx = obj.Get("fixation");
   if (!fx.IsUndefined()) {
     if (!fx.IsObject()) type_error(env, "decode option fixation must be an object");

@@ -1,6 +1,7 @@
 // Decoding strategies on the tiny checkpoint: greedy self-spec reproduces greedy AR exactly, for fixed and
 // automatic block sizes; diffusion, refinement, sampling and fixation behave as specified.
 #include "decode/engine.h"
+#include "decode/repeat_guard.h"
 #include "regions.h"
 #include "test.h"
 #include "tiny_checkpoint.h"
@@ -290,4 +291,78 @@ TEST(block_sizer_starts_from_what_earlier_regions_of_its_kind_taught) {
   // Capped weight: a region whose drafts are good pulls the estimate up within a few rounds.
   for (int i = 0; i < 6; ++i) next.observe(31, 31);
   CHECK(next.alpha() > 0.9);
+}
+
+namespace {
+int piece_id(const Tokenizer& tok, const std::string& piece) {
+  for (int i = 0; i < tok.size(); ++i)
+    if (tok.piece(i) == piece) return i;
+  return -1;
+}
+}  // namespace
+
+TEST(repeat_guard_stops_loops_of_text_but_not_leaders_or_rules) {
+  const Tokenizer& tok = tiny().tokenizer;
+  const int a = piece_id(tok, "a"), b = piece_id(tok, "b"), sp = piece_id(tok, " "), dot = piece_id(tok, ".");
+  CHECK(a >= 0 && b >= 0 && sp >= 0 && dot >= 0);
+  if (a < 0 || b < 0 || sp < 0 || dot < 0) return;
+  RepeatGuard loop(tok);
+  std::vector<int> out{b, b, sp};
+  int cut = 0, at = 0;
+  for (int i = 0; i < 60 && !cut; ++i) {  // "bb ab ab ab ..."
+    out.push_back(i % 2 ? b : a);
+    cut = loop.observe(out);
+    at = int(out.size());
+  }
+  CHECK(cut > 0 && at - cut >= 3 + 2);        // keeps the text before the loop and one copy of "ab"
+  CHECK(at - 3 >= RepeatGuard::kMinSpan - 2);  // not before the loop is kMinSpan tokens long
+  RepeatGuard leaders(tok);
+  std::vector<int> dots;
+  for (int i = 0; i < 200; ++i) {
+    dots.push_back(dot);
+    CHECK(leaders.observe(dots) == 0);
+  }
+}
+
+TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
+  sctest::TinySpec spec;
+  spec.favor_strength = 1.5f;  // greedy output collapses onto one token: a loop
+  LoadOptions lo;
+  lo.backend.threads = 2;
+  auto m = load_model(sctest::write_tiny_checkpoint(spec, "loop"), lo);
+  std::atomic<bool> cancel{false};
+  SpeculationState state;
+  DecodeOptions o = opts(DecodeMode::AR, 0);
+  o.max_new_tokens = 160;
+  o.repeat_guard = false;
+  Collect raw_sink;
+  const DecodeResult raw = decode_regions(*m, regions(), o, raw_sink, cancel, &state);
+  o.repeat_guard = true;
+  Collect ar_sink;
+  const DecodeResult ar = decode_regions(*m, regions(), o, ar_sink, cancel, &state);
+  int looped = 0;
+  for (size_t i = 0; i < ar.regions.size(); ++i) {
+    const auto& g = ar.regions[i].tokens;
+    const auto& r = raw.regions[i].tokens;
+    CHECK(g.size() <= r.size() && std::equal(g.begin(), g.end(), r.begin()));  // a prefix: nothing invented
+    if (ar.regions[i].stats.retracted_tokens > 0) {
+      ++looped;
+      CHECK(int(g.size()) == ar.regions[i].stats.tokens);
+    }
+  }
+  CHECK(looped > 0);
+  for (const Event& e : ar_sink.events)
+    if (e.type == Event::Type::Retract) {
+      const auto it = std::find_if(ar.regions.begin(), ar.regions.end(), [&](const RegionResult& r) { return r.id == e.region_id; });
+      CHECK(it != ar.regions.end() && e.index == int(it->tokens.size()));
+    }
+  CHECK(ar_sink.count(Event::Type::Retract) == looped);
+  for (int B : {4, 0}) {
+    DecodeOptions so = o;
+    so.mode = DecodeMode::Spec;
+    so.block_size = B;
+    Collect sink;
+    const DecodeResult sp = decode_regions(*m, regions(), so, sink, cancel, &state);
+    for (size_t i = 0; i < ar.regions.size(); ++i) CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B);
+  }
 }

@@ -97,6 +97,7 @@ DecodeOptions greedy(DecodeMode mode, int block, int max_new) {
   o.block_size = block;
   o.max_new_tokens = max_new;
   o.fixation.enabled = false;
+  o.repeat_guard = false;  // parity with the reference decoder, which has no repetition guard
   return o;
 }
 

@@ -1,6 +1,7 @@
 // The renderer end to end in Chromium against a replayed decode (constructed events that follow the engine
 // contract), served by the real server: the sample page decodes with streaming tokens, the timeline fills,
-// hovering a token shows its heatmap, an edit survives a reload, and the export equals the editor's text.
+// hovering a token shows its heatmap, an edit survives a reload, the export equals the editor's text, and a
+// loop the repetition guard took back leaves no trace.
 // The same flows run against the real engine in engine-decode.test.ts where the engine is built.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -108,5 +109,9 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   assert.match(exported, /^# Quarterly Report on Reading Speed/);
   assert.match(exported, /\$\$\n\\tau = \\frac/);
   assert.match(exported, /Reviewed by the night shift\.$/);
+  // The loop the repetition guard took back in the second region left no trace in the text.
+  const second = data.decode.regions[1]!.lines;
+  assert.ok(exported.includes(second.at(-1)!), 'the second region ends with its last line');
+  assert.ok(!exported.includes(' again'), 'the retracted loop is gone from the editor');
   await page.close();
 });

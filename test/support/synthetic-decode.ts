@@ -1,7 +1,8 @@
 // A constructed decode that follows common/engine-types.ts and the draft/verify protocol (docs/decisions/0002)
 // exactly: a page of text regions, the page_layout the pipeline would emit, and per region the rounds and
-// tokens a self-speculative engine would stream, with fixations that follow the reading position. Unit tests
-// of the stores use it, and the renderer test replays it where the real engine is not built.
+// tokens a self-speculative engine would stream, with fixations that follow the reading position. The second
+// region ends in a loop that the engine's repetition guard takes back (a round of repeats, then a retract).
+// Unit tests of the stores use it, and the renderer test replays it where the real engine is not built.
 import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
 
@@ -21,6 +22,7 @@ export interface SyntheticDecode {
 }
 
 export const PAGE = { width: 1000, height: 1300 };
+const LOOPING_REGION = 1;
 
 export const SAMPLE_REGIONS: SyntheticRegion[] = [
   { id: 'p0-r0', kind: 'title', box: { x0: 80, y0: 70, x1: 920, y1: 130 }, lines: ['Quarterly Report on Reading Speed'] },
@@ -171,8 +173,28 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       decodeMs += draftMs + verifyMs;
       round++;
     }
+    let retractedTokens = 0;
+    if (regionIndex === LOOPING_REGION) {
+      const loop = Array.from({ length: 6 }, () => idOf(' again'));
+      const last = positions.at(-1)!;
+      batches.push([
+        { type: 'round', regionId: region.id, round, blockSize, draft: loop.slice(0, blockSize), draftConf: loop.map(() => 0.9),
+          verify: loop, accepted: loop.length - 1, committed: loop, forwards: 2, draftMs: 4, verifyMs: 5 },
+        ...loop.map((id, k): TokenEvent => ({
+          type: 'token', regionId: region.id, index: pieces.length + k, id, text: vocab[id]!, round, source: k === 0 ? 'ar' : 'accepted',
+          draftConf: 0.9, arProb: 0.9, fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
+        })),
+      ]);
+      // The retract arrives a few frames later, as it can from the engine, so the editor shows the loop
+      // before it is taken back (empty batches are a pause of one replay step each).
+      batches.push([], [], [], [{ type: 'retract', regionId: region.id, index: pieces.length }]);
+      retractedTokens = loop.length;
+      forwards += 2;
+      decodeMs += 9;
+      round++;
+    }
     const stats: RegionStats = {
-      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols),
+      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols), retractedTokens,
     };
     elapsedMs += decodeMs + 20;
     const done = regionIndex + 1;

@@ -64,3 +64,20 @@ test('a restart after a crash drops only the unfinished page and decodes it unde
   assert.equal(run.regions.get('p0-r4')!.status, 'done');
   assert.deepEqual(run.unfinishedPages(1), []);
 });
+
+test('a retract takes back the region tail from the editor and the totals', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun(synthetic.doc.docId);
+  const events = synthetic.batches.flat();
+  const start = events.findIndex((e) => e.type === 'region_start');
+  const regionId = (events[start] as { regionId: string }).regionId;
+  const firstFive = events.filter((e) => e.type === 'token' && e.regionId === regionId).slice(0, 5);
+  run.apply(events.slice(0, events.indexOf(firstFive.at(-1)!) + 1));
+  const before = run.tokens;
+  run.apply([{ type: 'retract', regionId, index: 2 }]);
+  const region = run.regions.get(regionId)!;
+  assert.equal(region.tokens.length, 2);
+  assert.equal(run.tokens, before - 3);
+  assert.deepEqual(run.editorOps.at(-1), { op: 'retract', regionId, index: 2 });
+  assert.deepEqual(run.live, { regionId, index: 1 });
+});

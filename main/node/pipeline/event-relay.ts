@@ -20,7 +20,7 @@ interface RegionStream {
 }
 
 export function emptyStats(): RegionStats {
-  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0 };
+  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0 };
 }
 
 function addStats(into: RegionStats, s: RegionStats): void {
@@ -34,6 +34,7 @@ function addStats(into: RegionStats, s: RegionStats): void {
   into.prefillMs += s.prefillMs;
   into.decodeMs += s.decodeMs;
   into.attentionMs += s.attentionMs;
+  into.retractedTokens += s.retractedTokens;
 }
 
 export interface FinishedRegion {
@@ -97,6 +98,10 @@ export class EventRelay {
         // Lines of one block are joined by a space; the token stream shows it so the editor text matches.
         out.push({ ...e, regionId, index: e.index + s.tokenOffset, round: e.round + s.roundOffset,
           text: e.index === 0 && s.current > 0 ? ` ${e.text}` : e.text });
+        return;
+      case 'retract':
+        s.lineTokens = Math.min(s.lineTokens, e.index);
+        out.push({ ...e, regionId, index: e.index + s.tokenOffset });
         return;
       case 'region_end': {
         s.texts.push(e.text);

@@ -19,10 +19,11 @@ struct RegionStats {
   double encode_ms = 0, prefill_ms = 0, decode_ms = 0;
   double attention_ms = 0;  // decoder attention during decoding (prefill excluded)
   double visual_token_fraction = 1;
+  int retracted_tokens = 0;  // taken back by the repetition guard
 };
 
 struct Event {
-  enum class Type { RegionStart, Round, Token, RegionEnd } type;
+  enum class Type { RegionStart, Round, Token, Retract, RegionEnd } type;
   std::string region_id;
   // region_start
   std::string kind;
@@ -32,7 +33,7 @@ struct Event {
   std::vector<int> draft, verify, committed;
   std::vector<float> draft_conf;
   double draft_ms = 0, verify_ms = 0;
-  // token
+  // token (retract: index is the first token taken back; it and every later token are gone)
   int index = 0, id = 0;
   std::string text;  // token text; region_end: the whole text
   TokenSource source = TokenSource::AR;

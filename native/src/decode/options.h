@@ -24,6 +24,7 @@ struct DecodeOptions {
   uint64_t seed = 0;
   int max_new_tokens = 1024;
   int batch_size = 1;  // regions decoded together, one shared forward per step (AR and spec)
+  bool repeat_guard = true;  // stop a region that loops, keeping the loop's first copy (repeat_guard.h)
   FixationOptions fixation;
 };
 

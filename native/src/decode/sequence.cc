@@ -42,6 +42,7 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   max_text_slots_ = std::max(0, c.text.max_position_embeddings - text_pos_);
   max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - max_block - 2));
   cache_ = make_kv_cache(m, text_slot_ + max_new_ + max_block + 2);
+  if (o.repeat_guard) guard_ = std::make_unique<RepeatGuard>(m.tokenizer);
   if (o.fixation.enabled) fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, 1, 1 + n_img_);
 
   t0 = now_ms();
@@ -139,7 +140,18 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     pending_ = t.id;
     ++n;
     sink.emit(std::move(e));
-    if (t.id == m_.cfg.eos_token_id) done_ = true;
+    if (t.id == m_.cfg.eos_token_id) {
+      done_ = true;
+    } else if (const int loop = guard_ ? guard_->observe(output_) : 0; loop > 0) {
+      output_.resize(output_.size() - size_t(loop));
+      stats_.retracted_tokens += loop;
+      done_ = true;
+      Event r{};
+      r.type = Event::Type::Retract;
+      r.region_id = id_;
+      r.index = int(output_.size());
+      sink.emit(std::move(r));
+    }
   }
   if (budget() <= 0) done_ = true;
   stats_.tokens = int(output_.size());

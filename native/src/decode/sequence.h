@@ -10,6 +10,7 @@
 #include "decode/events.h"
 #include "decode/fixation.h"
 #include "decode/options.h"
+#include "decode/repeat_guard.h"
 #include "decode/sampling.h"
 #include "model/decoder.h"
 #include "model/model.h"
@@ -64,8 +65,9 @@ class Sequence {
   // Tells the fixation controller which row's selection to carry into the next step.
   void end_step(int carry_row);
 
-  // Commits tokens in order, emitting token events; stops after EOS or when the budget is spent. The
-  // caller then sets the cache length. Returns how many were committed.
+  // Commits tokens in order, emitting token events; stops after EOS, when the budget is spent, or when the
+  // repetition guard finds a loop (then the loop's later copies are taken back with a retract event and the
+  // region ends). The caller then sets the cache length. Returns how many were committed.
   int commit(const std::vector<Commit>& toks, int round, EventSink& sink);
 
  private:
@@ -81,6 +83,7 @@ class Sequence {
   std::vector<int> output_;
   RegionStats stats_;
   std::unique_ptr<FixationController> fix_;
+  std::unique_ptr<RepeatGuard> guard_;
 };
 
 // Shared by the strategies.

@@ -61,6 +61,8 @@ export class StreamMirror {
       if (op.op === 'open') {
         const first = this.model.getValueLength() === 0;
         this.openRegion(op.regionId, regionPrefix(region?.kind ?? 'text', first));
+      } else if (op.op === 'retract') {
+        this.retractTokens(op.regionId, op.index);
       } else if (op.op === 'close') {
         this.appendToRegion(op.regionId, regionSuffix(region?.kind ?? 'text'));
       } else {
@@ -152,6 +154,23 @@ export class StreamMirror {
     const ids = this.model.deltaDecorations([], decorations);
     ids.forEach((id, k) => this.tokenByDecoration.set(id, refs[k]!));
     this.tokenDecorations.set(regionId, [...(this.tokenDecorations.get(regionId) ?? []), ...ids]);
+  }
+
+  /** Deletes the region's text from its token `index` on (still streaming, so that is the region's end). */
+  private retractTokens(regionId: string, index: number): void {
+    const range = this.regionRange(regionId);
+    const ids = this.tokenDecorations.get(regionId) ?? [];
+    const first = ids.findIndex((id) => (this.tokenByDecoration.get(id)?.index ?? -1) >= index);
+    if (!range || first < 0) return;
+    const from = this.model.getDecorationRange(ids[first]!);
+    if (from) {
+      this.model.applyEdits([{ range: { startLineNumber: from.startLineNumber, startColumn: from.startColumn,
+        endLineNumber: range.endLineNumber, endColumn: range.endColumn }, text: '' }]);
+    }
+    const gone = ids.slice(first);
+    for (const id of gone) this.tokenByDecoration.delete(id);
+    this.model.deltaDecorations(gone, []);
+    this.tokenDecorations.set(regionId, ids.slice(0, first));
   }
 
   private dropRegion(regionId: string): void {

@@ -26,10 +26,14 @@ export interface TimelineRound {
   forwardsSoFar: number;
 }
 
-/** What the editor must do to mirror the run, in order: open a region, append a token, close, or drop a partial one. */
+/**
+ * What the editor must do to mirror the run, in order: open a region, append a token, take back a region's
+ * tokens from an index on (the engine's repetition guard), close, or drop a partial one.
+ */
 export type EditorOp =
   | { op: 'open'; regionId: string }
   | { op: 'token'; regionId: string; index: number }
+  | { op: 'retract'; regionId: string; index: number }
   | { op: 'close'; regionId: string }
   | { op: 'reset'; regionId: string };
 
@@ -158,6 +162,13 @@ export class DecodeRun {
         }
         this.live = { regionId: region.id, index: e.index };
         this.editorOps.push({ op: 'token', regionId: region.id, index: e.index });
+        return;
+      case 'retract':
+        if (e.index >= region.tokens.length) return;
+        this.tokens -= region.tokens.length - e.index;
+        region.tokens.length = e.index;
+        if (this.live?.regionId === region.id) this.live = e.index > 0 ? { regionId: region.id, index: e.index - 1 } : null;
+        this.editorOps.push({ op: 'retract', regionId: region.id, index: e.index });
         return;
       case 'region_end':
         region.stats = e.stats;
