@@ -3,6 +3,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/kernels.h"
+#include "util/half.h"
 #include "test.h"
 
 using namespace saccade;
@@ -17,29 +18,34 @@ std::vector<float> randv(size_t n, uint64_t seed) {
   return v;
 }
 
+// The fp16 path runs on weights rounded to fp16 and must give exactly what the fp32 path gives for them.
 void check_gemm(const cpu::Kernels& k) {
   // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel.
   for (int M : {11, 8})
-  for (int K : {1, 7, 8, 37, 64, 200}) {
-    const int N = 29;
-    auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
-    std::vector<float> y(size_t(M) * N), packed(size_t((N + k.panel - 1) / k.panel) * k.panel * K);
-    k.pack(w.data(), N, K, packed.data());
-    const int panels = (N + k.panel - 1) / k.panel;
-    k.gemm(x.data(), M, K, packed.data(), b.data(), y.data(), N, 0, panels);
-    for (int m = 0; m < M; ++m)
-      for (int n = 0; n < N; ++n) {
-        double ref = b[size_t(n)];
-        for (int i = 0; i < K; ++i) ref += double(x[size_t(m) * K + i]) * w[size_t(n) * K + i];
-        CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) < 1e-4 * (1 + std::sqrt(double(K))), k.isa << " K=" << K);
+    for (int K : {1, 7, 8, 37, 64, 200}) {
+      const int N = 29, panels = (N + k.panel - 1) / k.panel;
+      auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
+      for (float& v : w) v = f16_to_f32(f32_to_f16(v));
+      std::vector<float> y(size_t(M) * N), yh(size_t(M) * N), packed(size_t(panels) * k.panel * K);
+      std::vector<uint16_t> packed_h(packed.size());
+      k.pack(w.data(), N, K, packed.data());
+      k.pack_f16(w.data(), N, K, packed_h.data());
+      k.gemm(x.data(), M, K, packed.data(), b.data(), y.data(), N, 0, panels);
+      k.gemm_f16(x.data(), M, K, packed_h.data(), b.data(), yh.data(), N, 0, panels);
+      CHECK_MSG(y == yh, k.isa << " fp16 panels differ from fp32 panels, K=" << K);
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+          double ref = b[size_t(n)];
+          for (int i = 0; i < K; ++i) ref += double(x[size_t(m) * K + i]) * w[size_t(n) * K + i];
+          CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) < 1e-4 * (1 + std::sqrt(double(K))), k.isa << " K=" << K);
+        }
+      // Every row must be bit-identical to computing it alone (width independence).
+      for (int m = 0; m < M; ++m) {
+        std::vector<float> y1(static_cast<size_t>(N));
+        k.gemm(x.data() + size_t(m) * K, 1, K, packed.data(), b.data(), y1.data(), N, 0, panels);
+        for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
       }
-    // Every row must be bit-identical to computing it alone (width independence).
-    for (int m = 0; m < M; ++m) {
-      std::vector<float> y1(static_cast<size_t>(N));
-      k.gemm(x.data() + size_t(m) * K, 1, K, packed.data(), b.data(), y1.data(), N, 0, panels);
-      for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
     }
-  }
 }
 
 }  // namespace

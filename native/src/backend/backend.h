@@ -43,6 +43,9 @@ enum class WeightUse { Linear, Lookup };
 struct Weight {
   Buffer w;
   int rows = 0, cols = 0;
+  // Set when the backend stores a Linear weight as fp16 (the CPU does so when every value is exactly an fp16
+  // number: half the bytes for a single-token forward to stream, the same arithmetic).
+  bool half = false;
 };
 
 struct AttentionArgs {

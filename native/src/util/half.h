@@ -33,7 +33,7 @@ inline float f16_to_f32(uint16_t h) {
   return f;
 }
 
-// Round-to-nearest-even fp32 -> fp16; used by tests that write checkpoints.
+// Round-to-nearest-even fp32 -> fp16 (test checkpoints; the CPU backend's fp16 weight panels).
 inline uint16_t f32_to_f16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);

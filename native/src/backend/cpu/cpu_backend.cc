@@ -10,6 +10,7 @@
 
 #include "backend/cpu/kernels.h"
 #include "util/cpu_features.h"
+#include "util/half.h"
 #include "util/thread_pool.h"
 
 namespace saccade {
@@ -18,8 +19,8 @@ namespace cpu {
 const Kernels& best_kernels() {
   const CpuFeatures& f = cpu_features();
   if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
-  if (f.avx512f && f.fma) return kernels_avx512();
-  if (f.avx2 && f.fma) return kernels_avx2();
+  if (f.avx512f && f.fma && f.f16c) return kernels_avx512();
+  if (f.avx2 && f.fma && f.f16c) return kernels_avx2();
   return kernels_generic();
 }
 
@@ -53,11 +54,18 @@ class CpuBackend final : public Backend {
   Weight upload_weight(const std::vector<float>& host, int rows, int cols, WeightUse use) override {
     if (use == WeightUse::Lookup) return Backend::upload_weight(host, rows, cols, use);
     const int P = k_.panel, panels = (rows + P - 1) / P;
+    const size_t packed = size_t(panels) * P * cols;
     Weight w;
-    w.w = Buffer(this, size_t(panels) * P * cols);
-    k_.pack(host.data(), rows, cols, w.w.data());
     w.rows = rows;
     w.cols = cols;
+    w.half = std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; });
+    if (w.half) {
+      w.w = Buffer(this, (packed + 1) / 2);
+      k_.pack_f16(host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
+    } else {
+      w.w = Buffer(this, packed);
+      k_.pack(host.data(), rows, cols, w.w.data());
+    }
     return w;
   }
 
@@ -79,7 +87,12 @@ class CpuBackend final : public Backend {
     const int panels = (N + k_.panel - 1) / k_.panel;
     const int64_t per_panel = int64_t(M) * K * k_.panel;
     const int grain = int(std::min<int64_t>(panels, std::max<int64_t>(1, kMinChunkWork / per_panel)));
-    pool_.parallel_for(panels, grain, [&](int pb, int pe) { k_.gemm(x, M, K, w.w.data(), bias, y, N, pb, pe); });
+    const float* wf = w.w.data();
+    const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
+    pool_.parallel_for(panels, grain, [&](int pb, int pe) {
+      if (w.half) k_.gemm_f16(x, M, K, wh, bias, y, N, pb, pe);
+      else k_.gemm(x, M, K, wf, bias, y, N, pb, pe);
+    });
   }
 
   void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) override {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backend/cpu/kernels.h"
+#include "util/half.h"
 
 namespace saccade::cpu {
 namespace {
@@ -18,6 +19,7 @@ struct Vec {
   static void store(float* p, R r) { _mm256_storeu_ps(p, r); }
   static R set1(float f) { return _mm256_set1_ps(f); }
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
+  static R load_f16(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
@@ -45,7 +47,7 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx2() {
-  static const Kernels k{"avx2", Vec::L, pack, gemm, attend_group};
+  static const Kernels k{"avx2", Vec::L, pack<float>, pack<uint16_t>, gemm<float>, gemm<uint16_t>, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backend/cpu/kernels.h"
+#include "util/half.h"
 
 namespace saccade::cpu {
 namespace {
@@ -25,6 +26,11 @@ struct Vec {
   static R set1(float f) {
     R r;
     for (int i = 0; i < 8; ++i) r.v[i] = f;
+    return r;
+  }
+  static R load_f16(const uint16_t* p) {
+    R r;
+    for (int i = 0; i < 8; ++i) r.v[i] = f16_to_f32(p[i]);
     return r;
   }
   static R add(R a, R b) {
@@ -71,7 +77,7 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", Vec::L, pack, gemm, attend_group};
+  static const Kernels k{"generic", Vec::L, pack<float>, pack<uint16_t>, gemm<float>, gemm<uint16_t>, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

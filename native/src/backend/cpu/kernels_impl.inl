@@ -9,17 +9,26 @@ namespace {
 
 // Linear layers run on weights packed into panels of L output columns stored k-major ([K][L] per panel; the
 // last panel zero-padded), so the kernel broadcasts x[m][k] and multiplies whole panel rows: no horizontal
-// sums, and one panel row serves every row of x while it sits in L1.
-void pack(const float* w, int N, int K, float* packed) {
+// sums, and one panel row serves every row of x while it sits in L1. Panels hold fp32, or fp16 where every
+// weight is exactly an fp16 number (widened on load, so the arithmetic is the same).
+inline float to_panel(float v, const float*) { return v; }
+inline uint16_t to_panel(float v, const uint16_t*) { return f32_to_f16(v); }
+inline typename Vec::R load_panel(const float* p) { return Vec::load(p); }
+inline typename Vec::R load_panel(const uint16_t* p) { return Vec::load_f16(p); }
+
+template <class T>
+void pack(const float* w, int N, int K, T* packed) {
   constexpr int L = Vec::L;
-  for (int n = 0; n < N; ++n)
-    for (int k = 0; k < K; ++k) packed[(size_t(n / L) * K + k) * L + n % L] = w[size_t(n) * K + k];
+  const int padded = (N + L - 1) / L * L;
+  for (int n = 0; n < padded; ++n)
+    for (int k = 0; k < K; ++k)
+      packed[(size_t(n / L) * K + k) * L + n % L] = to_panel(n < N ? w[size_t(n) * K + k] : 0.0f, packed);
 }
 
 // MR rows x NV panels; every y[m][n] is an FMA chain over k = 0..K-1 in order (then + bias), whatever the
 // tile, so a row's result does not depend on M.
-template <int MR, int NV>
-inline void tile(const float* x, int K, const float* panels, const float* bias, float* y, int N, int n0) {
+template <int MR, int NV, class T>
+inline void tile(const float* x, int K, const T* panels, const float* bias, float* y, int N, int n0) {
   constexpr int L = Vec::L;
   typename Vec::R acc[MR][NV];
   for (int i = 0; i < MR; ++i)
@@ -27,7 +36,7 @@ inline void tile(const float* x, int K, const float* panels, const float* bias, 
   const size_t pstride = size_t(K) * L;
   for (int k = 0; k < K; ++k) {
     typename Vec::R wv[NV];
-    for (int j = 0; j < NV; ++j) wv[j] = Vec::load(panels + j * pstride + size_t(k) * L);
+    for (int j = 0; j < NV; ++j) wv[j] = load_panel(panels + j * pstride + size_t(k) * L);
     for (int i = 0; i < MR; ++i) {
       const typename Vec::R xv = Vec::set1(x[size_t(i) * K + k]);
       for (int j = 0; j < NV; ++j) acc[i][j] = Vec::fma(xv, wv[j], acc[i][j]);
@@ -45,17 +54,16 @@ inline void tile(const float* x, int K, const float* panels, const float* bias, 
   }
 }
 
-template <int MR, int NV>
-inline void rows_tile(const float* x, int K, const float* w, const float* bias, float* y, int N, int p_begin,
-                      int p_end) {
+template <int MR, int NV, class T>
+inline void rows_tile(const float* x, int K, const T* w, const float* bias, float* y, int N, int p_begin, int p_end) {
   int p = p_begin;
   for (; p + NV <= p_end; p += NV) tile<MR, NV>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
   for (; p < p_end; ++p) tile<MR, 1>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
 }
 
 // Panels [p_begin, p_end) of y = x W^T (+ bias). Panel groups stay in L1 while all rows of x pass them.
-void gemm(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int p_begin,
-          int p_end) {
+template <class T>
+void gemm(const float* x, int M, int K, const T* w, const float* bias, float* y, int N, int p_begin, int p_end) {
   constexpr int kPanelBlock = 4;
   for (int pb = p_begin; pb < p_end; pb += kPanelBlock) {
     const int pe = pb + kPanelBlock < p_end ? pb + kPanelBlock : p_end;
