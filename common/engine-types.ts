@@ -27,7 +27,10 @@ export interface DecodeOptions {
   topP: number;
   seed: number;
   maxNewTokens: number;
-  /** Regions decoded together in one forward (AR and self-spec); 1 decodes them one by one. */
+  /**
+   * Regions decoded together in one forward (AR and self-spec); 1 decodes them one by one. A page's text lines
+   * share each forward's weight reads: 8 gave 1.55x the pages/s of 1 on the scribe scans (2 CPU cores).
+   */
   batchSize: number;
   /** Stop a region whose output loops ("the the the ..."), taking back all but the loop's first copy. */
   repeatGuard: boolean;
@@ -43,7 +46,7 @@ export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
   topP: 1,
   seed: 0,
   maxNewTokens: 1024,
-  batchSize: 1,
+  batchSize: 8,
   repeatGuard: true,
   fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 0.08 },
 };

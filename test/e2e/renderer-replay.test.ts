@@ -11,7 +11,7 @@ import type { RunningApp } from '../support/app-server';
 import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
-import { buildSyntheticDecode } from '../support/synthetic-decode';
+import { buildSyntheticDecode, SAMPLE_REGIONS } from '../support/synthetic-decode';
 
 let app: RunningApp;
 let browser: Browser;
@@ -110,7 +110,7 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   assert.match(exported, /\$\$\n\\tau = \\frac/);
   assert.match(exported, /Reviewed by the night shift\.$/);
   // The loop the repetition guard took back in the second region left no trace in the text.
-  const second = data.decode.regions[1]!.lines;
+  const second = SAMPLE_REGIONS[1]!.lines;
   assert.ok(exported.includes(second.at(-1)!), 'the second region ends with its last line');
   assert.ok(!exported.includes(' again'), 'the retracted loop is gone from the editor');
   await page.close();
