@@ -34,7 +34,8 @@ const ratio = (a: number, b: number) => (b > 0 ? a / b : null);
 const round = (x: number | null, digits = 4) => (x === null ? null : Number(x.toFixed(digits)));
 
 function configs(): Array<[string, DecodeOptions]> {
-  const base: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, temperature: 0, maxNewTokens: 256 };
+  // One region at a time: speculation is a latency technique, and per-region times stay comparable.
+  const base: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, temperature: 0, maxNewTokens: 256, batchSize: 1 };
   const modes: Array<[string, Partial<DecodeOptions>]> = [
     ['ar', { mode: 'ar' }],
     ['spec32', { mode: 'spec', blockSize: 32 }],
@@ -60,6 +61,16 @@ function acceptedPerRoundByType(o: ConfigOutcome): Record<string, { accepted_per
     out[kind] = { accepted_per_round: round(rounds.length ? rounds.reduce((s, x) => s + x, 0) / rounds.length : null, 2) };
   }
   return out;
+}
+
+/** How the automatic block size chose: share of plain AR steps and the mean block of speculative rounds. */
+function blockChoices(o: ConfigOutcome): { ar_step_share: number | null; mean_block_size: number | null } {
+  const all = o.regions.flatMap((r) => r.blockSizes);
+  const spec = all.filter((b) => b > 0);
+  return {
+    ar_step_share: round(all.length ? (all.length - spec.length) / all.length : null, 3),
+    mean_block_size: round(spec.length ? spec.reduce((s, b) => s + b, 0) / spec.length : null, 2),
+  };
 }
 
 function decoderShape(modelDir: string) {
@@ -118,6 +129,7 @@ async function main(): Promise<void> {
       identical_to_ar: round(sameOutputs(get('spec_auto'), ar), 4),
       decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('spec_auto'))), 3),
       e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec_auto'))), 3),
+      ...blockChoices(get('spec_auto')),
     },
     diffusion: [0.7, 0.9, 0.99].map((tau) => {
       const o = get(`diffusion_${tau}`);

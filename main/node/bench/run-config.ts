@@ -13,6 +13,8 @@ export interface RegionOutcome {
   stats: RegionStats;
   score: number;
   acceptedPerRound: number[];
+  /** Block size of every round (0: a plain AR step chosen by the automatic block size). */
+  blockSizes: number[];
 }
 
 export interface ConfigOutcome {
@@ -24,11 +26,15 @@ export interface ConfigOutcome {
 export async function runConfig(model: NativeModel, regions: BenchRegion[], name: string, options: DecodeOptions): Promise<ConfigOutcome> {
   const tokens = new Map<string, TokenEvent[]>();
   const rounds = new Map<string, number[]>();
+  const blocks = new Map<string, number[]>();
   const grids = new Map<string, { rows: number; cols: number }>();
   const onEvents = (events: EngineEvent[]) => {
     for (const e of events) {
       if (e.type === 'token') push(tokens, e.regionId, e);
-      else if (e.type === 'round') push(rounds, e.regionId, e.accepted);
+      else if (e.type === 'round') {
+        push(rounds, e.regionId, e.accepted);
+        push(blocks, e.regionId, e.blockSize);
+      }
       else if (e.type === 'region_start') grids.set(e.regionId, e.grid);
     }
   };
@@ -45,6 +51,7 @@ export async function runConfig(model: NativeModel, regions: BenchRegion[], name
     return {
       id: r.input.id, kind: r.input.kind, source: r.source, text: out.text, stats: out.stats,
       score: regionScore(r.input.kind, out.text, r.target), acceptedPerRound: rounds.get(r.input.id) ?? [],
+      blockSizes: blocks.get(r.input.id) ?? [],
     };
   });
   return { name, regions: outcomes, hits };
