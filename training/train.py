@@ -2,6 +2,8 @@
 
 Resumable: re-running the same command continues from the newest checkpoint in --ckpt-dir. The learning
 rate follows wall-clock time (warm-up, then cosine to 10% at --minutes), so a run fits a time budget.
+--ranks N trains data-parallel in N processes of one thread each (gradients averaged over gloo every step):
+on a CPU, one-thread processes scale where one process with more BLAS threads does not.
 
     /usr/bin/python3 train.py --name tiny-v1 --minutes 70
 """
@@ -37,7 +39,8 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=60, help="warm-up steps")
     p.add_argument("--token-budget", type=int, default=1536, help="padded tokens per batch")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1, help="torch threads per rank")
+    p.add_argument("--ranks", type=int, default=1, help="data-parallel processes")
     p.add_argument("--layers", type=int, default=4, help="decoder layers")
     p.add_argument("--hidden", type=int, default=192, help="decoder width")
     p.add_argument("--heads", type=int, default=6, help="decoder query heads (head_dim 32)")
@@ -77,15 +80,33 @@ def latest_checkpoint(ckpt_dir):
 
 def main(argv=None):
     args = parse_args(argv)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
     run_dir = os.path.join(HERE, "runs", args.name)
-    ckpt_dir = args.ckpt_dir or os.path.join("/tmp/saccade-train", args.name)
     os.makedirs(run_dir, exist_ok=True)
-    os.makedirs(ckpt_dir, exist_ok=True)
     with open(os.path.join(run_dir, "command.txt"), "a") as f:
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
                 + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
+    if args.ranks == 1:
+        train(0, args)
+        return
+    # Every rank ignores SIGTERM's default; the parent forwards it so that rank 0 can stop them all cleanly.
+    import torch.multiprocessing as mp
+    port = 29500 + os.getpid() % 1000
+    ctx = mp.start_processes(train, args=(args, port), nprocs=args.ranks, join=False, start_method="spawn")
+    signal.signal(signal.SIGTERM, lambda *_: [os.kill(p.pid, signal.SIGTERM) for p in ctx.processes])
+    while not ctx.join():
+        pass
+
+
+def train(rank, args, port=None):
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    distributed = args.ranks > 1
+    if distributed:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=args.ranks)
+    run_dir = os.path.join(HERE, "runs", args.name)
+    ckpt_dir = args.ckpt_dir or os.path.join("/tmp/saccade-train", args.name)
+    os.makedirs(ckpt_dir, exist_ok=True)
 
     config = default_config(num_layers=args.layers, intermediate_size=args.intermediate,
                             hidden_size=args.hidden, num_attention_heads=args.heads,
@@ -100,21 +121,24 @@ def main(argv=None):
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         step, elapsed, samples_seen = state["step"], state["elapsed"], state["samples"]
-        print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
+        if rank == 0:
+            print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
     elif args.init_from:
         from saccade.checkpoint import load
         model.load_state_dict(load(args.init_from).state_dict())
-        print(f"initialised from {args.init_from}", flush=True)
-    print(f"parameters: {count_parameters(model):,}", flush=True)
+        if rank == 0:
+            print(f"initialised from {args.init_from}", flush=True)
+    if rank == 0:
+        print(f"parameters: {count_parameters(model):,}, {args.ranks} rank(s)", flush=True)
 
     from saccade.synth import generate_region
     generate = functools.partial(generate_region, shares=args.kind_shares or KIND_SHARES)
-    # Seeds move on with the step count, so a resumed run sees fresh regions.
-    stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + step * 64,
+    # Seeds move on with the step count, so a resumed run sees fresh regions; ranks draw far apart.
+    stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + rank * 5_000_000 + step * 64,
                           token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                         persistent_workers=False)
-    log = open(os.path.join(run_dir, "log.jsonl"), "a")
+    log = open(os.path.join(run_dir, "log.jsonl"), "a") if rank == 0 else None
     model.train()
     t0 = time.time() - elapsed
     last_ckpt = time.time()
@@ -130,8 +154,12 @@ def main(argv=None):
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     for batch in loader:
-        elapsed_min = (time.time() - t0) / 60
-        if elapsed_min >= args.minutes or stop:
+        # Rank 0's clock and stop decision rule every rank, so all take the same steps at the same rate.
+        clock = torch.tensor([(time.time() - t0) / 60, float(bool(stop))], dtype=torch.float64)
+        if distributed:
+            dist.broadcast(clock, 0)
+        elapsed_min = float(clock[0])
+        if elapsed_min >= args.minutes or clock[1] > 0:
             break
         lr = lr_at(args, step, elapsed_min)
         for g in opt.param_groups:
@@ -139,16 +167,23 @@ def main(argv=None):
         loss, ar, diff = batch_loss(model, batch)
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item()], dtype=torch.float64)
+        if distributed:
+            average_gradients(model, args.ranks)
+            dist.all_reduce(stats)
+            stats[1:] /= args.ranks
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
-        n = len(batch["patches"])
+        n = int(stats[0])
         samples_seen += n
-        window["loss"] += loss.item()
-        window["ar"] += ar.item()
-        window["diff"] += diff.item()
+        window["loss"] += float(stats[1])
+        window["ar"] += float(stats[2])
+        window["diff"] += float(stats[3])
         window["n"] += 1
         window["samples"] += n
+        if rank != 0:
+            continue
         if step % 10 == 0:
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
@@ -162,8 +197,27 @@ def main(argv=None):
         if time.time() - last_ckpt > args.ckpt_every * 60:
             save()
             last_ckpt = time.time()
-    save()
-    print(f"done: step {step}, {samples_seen} samples, checkpoint {ckpt_dir}/last.pt", flush=True)
+    if rank == 0:
+        save()
+        print(f"done: step {step}, {samples_seen} samples, checkpoint {ckpt_dir}/last.pt", flush=True)
+    if distributed:
+        dist.destroy_process_group()
+
+
+def average_gradients(model, ranks):
+    """Mean of every rank's gradient, flattened into one all-reduce (unused parameters count as zero)."""
+    import torch.distributed as dist
+    params = [p for p in model.parameters() if p.requires_grad]
+    for p in params:
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+    flat = torch.cat([p.grad.reshape(-1) for p in params])
+    dist.all_reduce(flat)
+    flat /= ranks
+    offset = 0
+    for p in params:
+        p.grad.copy_(flat[offset:offset + p.numel()].view_as(p))
+        offset += p.numel()
 
 
 if __name__ == "__main__":
