@@ -87,6 +87,29 @@ def passages() -> tuple[tuple[str, ...], ...]:
     return tuple(unique)
 
 
+UNPREDICTABLE_SHARE = 0.4
+"""Share of crops whose words are drawn independently from the dictionary. Prose lets a decoder lower its
+loss from the words before alone; words it cannot guess make it read (a model trained on prose only was
+still writing licence boilerplate for every image after 29k regions)."""
+
+
+def crop_words(rng: random.Random, n: int) -> list[str]:
+    """The `n` words a text crop shows: a prose span, or (UNPREDICTABLE_SHARE) independent dictionary words
+    with the occasional capital and trailing punctuation."""
+    if rng.random() >= UNPREDICTABLE_SHARE:
+        return words_span(rng, n)
+    words = dictionary_words()
+    out = []
+    for _ in range(n):
+        w = rng.choice(words)
+        if rng.random() < 0.15:
+            w = w[:1].upper() + w[1:]
+        if rng.random() < 0.08:
+            w += rng.choice(",.;:")
+        out.append(w)
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def dictionary_words() -> tuple[str, ...]:
     words = [w for w in _read(DICTIONARY).split() if w and all(c in CHARSET for c in w)]

@@ -34,7 +34,7 @@ class TextLayout:
 
 def _prose_line(rng: random.Random) -> TextLayout:
     n = rng.choice((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 5, 6, 7, 8, 9, 10))
-    words = phrases.sentence(rng).split() if rng.random() < 0.25 else corpus.words_span(rng, n)
+    words = phrases.sentence(rng).split() if rng.random() < 0.25 else corpus.crop_words(rng, n)
     return TextLayout(lines=[[" ".join(words)]], italic=rng.random() < 0.08,
                       bold=rng.random() < 0.05, neighbour_share=0.3)
 
@@ -67,7 +67,7 @@ def _heading(rng: random.Random) -> TextLayout:
 
 
 def _list_item(rng: random.Random) -> TextLayout:
-    words = corpus.words_span(rng, rng.randint(2, 11))
+    words = corpus.crop_words(rng, rng.randint(2, 11))
     marker = phrases.list_marker(phrases.list_style(rng), rng.randrange(8))
     return TextLayout(lines=[[marker + " " + " ".join(words)]])
 
@@ -76,14 +76,14 @@ def _paragraph(rng: random.Random) -> TextLayout:
     if rng.random() < 0.2:
         words = " ".join(phrases.sentence(rng) for _ in range(rng.randint(2, 6))).split()
     else:
-        words = corpus.words_span(rng, rng.randint(12, 110))
+        words = corpus.crop_words(rng, rng.randint(12, 110))
     return TextLayout(prose=words, sizes=(15, 30),
                       align=rng.choice(("left", "justify", "justify", "left", "center")),
                       italic=rng.random() < 0.05, max_lines=rng.randint(2, 10))
 
 
 def _wrapped_list_item(rng: random.Random) -> TextLayout:
-    return TextLayout(prose=corpus.words_span(rng, rng.randint(12, 45)), sizes=(15, 30),
+    return TextLayout(prose=corpus.crop_words(rng, rng.randint(12, 45)), sizes=(15, 30),
                       list_marker=phrases.list_marker(phrases.list_style(rng), rng.randrange(8)),
                       max_lines=rng.randint(2, 5))
 
@@ -98,7 +98,7 @@ def _block(rng: random.Random) -> TextLayout:
     if choice < 0.8:
         return TextLayout(lines=[[phrases.field(rng)] for _ in range(rng.randint(2, 6))], sizes=(15, 32))
     style = phrases.list_style(rng)
-    return TextLayout(lines=[[phrases.list_marker(style, i) + " " + " ".join(corpus.words_span(rng, rng.randint(2, 9)))]
+    return TextLayout(lines=[[phrases.list_marker(style, i) + " " + " ".join(corpus.crop_words(rng, rng.randint(2, 9)))]
                              for i in range(rng.randint(2, 6))], sizes=(15, 32))
 
 
