@@ -90,3 +90,16 @@ def test_bold_label_shares_the_baseline_with_its_value():
     assert abs(label[3] - value[3]) <= 2  # no descenders here: bottoms sit on one baseline
     for _, (x0, y0, x1, y1) in ink.words:
         assert ink.coverage[y0:y1, x0:x1].max() > 100
+
+
+def test_crop_words_mixes_prose_spans_with_words_a_decoder_cannot_guess():
+    rng = random.Random(7)
+    draws = [corpus.crop_words(rng, 6) for _ in range(400)]
+    assert all(1 <= len(w) <= 6 for w in draws)  # a prose span may come from a shorter passage
+    assert all(c in corpus.CHARSET for w in draws for word in w for c in word)
+    # Spans are consecutive words of one passage; independent draws almost never are.
+    def in_some_passage(words):
+        text = " ".join(words)
+        return any(text in " ".join(p) for p in corpus.passages())
+    spans = sum(in_some_passage(w) for w in draws[:60])
+    assert 20 <= spans <= 50, spans  # about 60% prose

@@ -94,8 +94,8 @@ still writing licence boilerplate for every image after 29k regions)."""
 
 
 def crop_words(rng: random.Random, n: int) -> list[str]:
-    """The `n` words a text crop shows: a prose span, or (UNPREDICTABLE_SHARE) independent dictionary words
-    with the occasional capital and trailing punctuation."""
+    """The `n` words a text crop shows: a prose span (fewer words when its passage is shorter), or
+    (UNPREDICTABLE_SHARE) independent dictionary words with the occasional capital and trailing punctuation."""
     if rng.random() >= UNPREDICTABLE_SHARE:
         return words_span(rng, n)
     words = dictionary_words()
