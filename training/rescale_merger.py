@@ -1,0 +1,55 @@
+"""Rescale the patch merger's output in a training checkpoint, and restart the optimizer state of the
+vision path.
+
+Image embeddings enter the decoder's residual stream and every decoder layer normalises its input (RMSNorm),
+so their scale does not change what a layer sees, but the gradient reaching the merger and the vision
+encoder is divided by it. In tiny-v2 the merger's output had grown to an RMS of ~550 (text embeddings:
+~0.1): the vision path got ~1/500 of its gradient and the decoder learnt the text corpus instead of reading.
+Scaling fc2 by target / rms brings the embeddings back to `target` without touching anything else; Adam's
+moments of the vision path are reset because its gradients change scale by the same factor.
+
+    /usr/bin/python3 rescale_merger.py /tmp/saccade-train/tiny-v2/last.pt --target 1.0
+"""
+import argparse
+
+import torch
+
+from saccade.data import RegionStream
+from saccade.model import SaccadeOCR
+from saccade.synth import generate_region
+
+
+def image_embed_rms(model, regions=16):
+    stream = RegionStream(generate_region, model.config, first_seed=950_000_000, token_budget=4096,
+                          max_target_tokens=240)
+    batch = next(iter(stream))
+    with torch.no_grad():
+        embeds = model.encode_images(batch["patches"][:regions], batch["grids"][:regions])
+    return float(torch.cat(embeds).pow(2).mean().sqrt())
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint")
+    p.add_argument("--target", type=float, default=1.0, help="RMS of the image embeddings afterwards")
+    args = p.parse_args()
+    state = torch.load(args.checkpoint)
+    model = SaccadeOCR(state["config"])
+    model.load_state_dict(state["model"])
+    before = image_embed_rms(model)
+    scale = args.target / before
+    with torch.no_grad():
+        model.merger.fc2.weight.mul_(scale)
+        model.merger.fc2.bias.mul_(scale)
+    after = image_embed_rms(model)
+    state["model"] = model.state_dict()
+    names = [n for n, _ in model.named_parameters()]
+    reset = [i for i, n in enumerate(names) if n.startswith(("vision.", "merger."))]
+    for i in reset:
+        state["optimizer"]["state"].pop(i, None)
+    torch.save(state, args.checkpoint)
+    print(f"image embedding RMS {before:.3f} -> {after:.3f}; optimizer state reset for {len(reset)} tensors")
+
+
+if __name__ == "__main__":
+    main()
