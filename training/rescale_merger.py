@@ -3,8 +3,8 @@ vision path.
 
 Image embeddings enter the decoder's residual stream and every decoder layer normalises its input (RMSNorm),
 so their scale does not change what a layer sees, but the gradient reaching the merger and the vision
-encoder is divided by it. In tiny-v2 the merger's output had grown to an RMS of ~550 (text embeddings: ~0.1) while the decoder wrote
-corpus text for every image. Scaling fc2 by target / rms brings the embeddings back to `target` without
+encoder is divided by it. In tiny-v2 the merger's output had grown to an RMS of ~550 (text embeddings:
+~0.1) while the decoder wrote corpus text for every image. Scaling fc2 by target / rms brings the embeddings back to `target` without
 touching anything else; Adam's moments of the vision path are reset because its gradients change scale by
 the same factor. (In tiny-v2 the scale grew back within a few hundred steps: see runs/tiny-v2/README.md.)
 
