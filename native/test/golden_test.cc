@@ -125,9 +125,12 @@ TEST(golden_preprocessing_and_vision_match_reference) {
     std::vector<float> got(emb.size());
     g.model->backend->download(got.data(), emb.data(), got.size());
     const auto ref = read_f32(g, e.at("image_embeds", ""), got.size());
-    const float d = max_abs_diff(got.data(), ref.data(), got.size());
-    std::printf("     %s image_embeds max |diff| %.2e\n", name.c_str(), double(d));
-    CHECK_MSG(d < kLogitTol, name << " image_embeds differ by " << d);
+    // Relative to the embeddings' own scale: a trained merger's output can sit far from unit RMS.
+    float scale = 1e-6f;
+    for (float v : ref) scale = std::max(scale, std::fabs(v));
+    const float d = max_abs_diff(got.data(), ref.data(), got.size()) / scale;
+    std::printf("     %s image_embeds max |diff| / max |ref| %.2e\n", name.c_str(), double(d));
+    CHECK_MSG(d < 1e-4f, name << " image_embeds differ by " << d << " of their largest value");
   });
 }
 
