@@ -72,9 +72,10 @@ docs/model-format.md.
   (`training/saccade/masks.py`): AR loss on the clean stream, masked-diffusion loss on the corrupted
   streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
   offset per sample; loss 0.5 AR + 0.5 diffusion.
-- Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (log.jsonl, curves.png, command.txt, eval.json).
-  {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores shared with
-  other jobs (torch, fp32, AdamW, peak lr from the command). Final losses: AR {last['ar_loss']:.3f},
+- Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (README.md: every launch and intervention; log.jsonl,
+  curves.png, command.txt, eval.json).
+  {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,
+  fp32, AdamW, peak lr from the command; `--init-from` continues an earlier run's export). Final losses: AR {last['ar_loss']:.3f},
   diffusion {last['diff_loss']:.3f} nats/token.
 - Command(s):
 
@@ -103,8 +104,9 @@ Tokens per forward count decoder forwards after the prefill; self-spec counts dr
 
 ## Limitations
 
-- Trained for minutes on shared CPUs: it has not converged, and its outputs on real documents are not
-  usable yet. Retrain with `training/train.py` for longer (the run is resumable) before relying on it.
+- Trained for about two hours on two CPU cores in all: it does not read yet. It writes fluent text in the
+  style of its training corpus that has little to do with the image; the run notes say what to change.
+  Retrain with `training/train.py` (the run is resumable) before relying on it.
 - Printed English only; no handwriting; tables without thead/tbody markup.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
