@@ -366,3 +366,22 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
     for (size_t i = 0; i < ar.regions.size(); ++i) CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B);
   }
 }
+
+TEST(block_sizer_stops_speculating_when_speculation_measures_slower_than_ar) {
+  ForwardCosts flat;  // the calibration promises that wide forwards cost nothing extra
+  flat.widths = {1, 65};
+  flat.seconds = {1e-3, 1e-3};
+  BlockSizer s(flat, 64);
+  for (int i = 0; i < 20; ++i) s.observe(8, 5);
+  CHECK(s.next() > 0);  // the model says speculate
+  // Measured: AR steps 1 ms per token, speculative rounds 6 ms for 2 tokens.
+  for (int i = 0; i < 10; ++i) {
+    s.observe_time(0, 1e-3, 1);
+    s.observe_time(4, 6e-3, 2);
+  }
+  CHECK(s.speculation_measured_slower());
+  CHECK(s.next() == 0);
+  // A new region of the same kind starts from that measurement.
+  BlockSizer next(flat, 64, s.memory());
+  CHECK(next.next() == 0);
+}

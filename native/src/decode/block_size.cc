@@ -63,7 +63,11 @@ BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemor
       ar_scale_(memory.ar_scale),
       spec_scale_(memory.spec_scale),
       accepted_(memory.accepted),
-      rejected_(memory.rejected) {
+      rejected_(memory.rejected),
+      ar_seconds_(memory.ar_seconds),
+      ar_tokens_(memory.ar_tokens),
+      spec_seconds_(memory.spec_seconds),
+      spec_tokens_(memory.spec_tokens) {
   const double total = accepted_ + rejected_;
   if (total > kMemoryWeight) {
     accepted_ *= kMemoryWeight / total;
@@ -71,7 +75,16 @@ BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemor
   }
 }
 
-SpeculationMemory BlockSizer::memory() const { return {accepted_, rejected_, ar_scale_, spec_scale_}; }
+SpeculationMemory BlockSizer::memory() const {
+  return {accepted_, rejected_, ar_scale_, spec_scale_, ar_seconds_, ar_tokens_, spec_seconds_, spec_tokens_};
+}
+
+bool BlockSizer::speculation_measured_slower() const {
+  // Enough of both to compare: a few tokens' worth, so one noisy round does not decide.
+  constexpr double kMinTokens = 8;
+  if (ar_tokens_ < kMinTokens || spec_tokens_ < kMinTokens) return false;
+  return spec_seconds_ / spec_tokens_ > ar_seconds_ / ar_tokens_;
+}
 
 double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
 
@@ -90,11 +103,17 @@ double BlockSizer::rate(int B) const {
   return expected / (spec_scale_ * predicted(B));
 }
 
-void BlockSizer::observe_time(int B, double seconds) {
+void BlockSizer::observe_time(int B, double seconds, int committed) {
   const double p = predicted(B);
   if (!(p > 0) || !(seconds > 0)) return;
   double& scale = B == 0 ? ar_scale_ : spec_scale_;
   scale = 0.8 * scale + 0.2 * (seconds / p);
+  // Decayed per kind of round, so the comparison follows the region as it changes.
+  constexpr double kDecay = 0.95;
+  double& s = B == 0 ? ar_seconds_ : spec_seconds_;
+  double& t = B == 0 ? ar_tokens_ : spec_tokens_;
+  s = kDecay * s + seconds;
+  t = kDecay * t + committed;
 }
 
 int BlockSizer::best_block() const {
@@ -106,7 +125,7 @@ int BlockSizer::best_block() const {
 
 int BlockSizer::next() {
   const int best = best_block();
-  if (rate(best) >= rate(0)) {
+  if (rate(best) >= rate(0) && !speculation_measured_slower()) {
     ar_streak_ = 0;
     probe_after_ = kProbeEvery;
     return best;

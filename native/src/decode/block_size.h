@@ -26,6 +26,8 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
 struct SpeculationMemory {
   double accepted = 4, rejected = 1;  // the prior: alpha 0.8
   double ar_scale = 1, spec_scale = 1;
+  // Decayed sums of measured seconds and committed tokens, for AR steps and for speculative rounds.
+  double ar_seconds = 0, ar_tokens = 0, spec_seconds = 0, spec_tokens = 0;
 };
 
 // Per model: the forward-cost calibration (measured on first use) and the memory per region kind.
@@ -53,10 +55,15 @@ class BlockSizer {
   int next();
   // After a verify: `checked` drafted tokens were compared, `accepted` of them matched.
   void observe(int checked, int accepted);
-  // Wall time of a finished round of block size B (0: AR step). The calibrated forward costs leave out
-  // per-round work (sampling, bookkeeping, events); the ratio of measured to predicted time, kept apart for
-  // AR steps and speculative rounds, corrects the prediction for what this machine really spends.
-  void observe_time(int B, double seconds);
+  // Wall time of a finished round of block size B (0: AR step) that committed `committed` tokens. The
+  // calibrated forward costs leave out per-round work (sampling, bookkeeping, events) and were measured at one
+  // context length; the ratio of measured to predicted time, kept apart for AR steps and speculative rounds,
+  // corrects the prediction. On top of the model, the measured seconds per committed token of speculative
+  // rounds and of AR steps are compared directly: once both are known, speculation that measured slower
+  // than AR is not chosen (probes still run), whatever the model predicts.
+  void observe_time(int B, double seconds, int committed);
+  // True when measured speculative rounds cost more per committed token than measured AR steps.
+  bool speculation_measured_slower() const;
   // Per-token acceptance probability (geometric model, prior 0.8).
   double alpha() const;
   // Expected committed tokens per second for block size B (B = 0: plain AR).
@@ -69,6 +76,7 @@ class BlockSizer {
   double ar_scale_, spec_scale_;  // measured / predicted round time
   double predicted(int B) const;
   double accepted_, rejected_;  // geometric-acceptance pseudo-counts
+  double ar_seconds_, ar_tokens_, spec_seconds_, spec_tokens_;  // decayed measured sums
 };
 
 }  // namespace saccade

@@ -238,7 +238,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
     const double round_s = (now_ms() - round_t0) / 1000;
     for (const RoundState& r : st) {
-      if (r.sizer) r.sizer->observe_time(r.B, round_s);
+      if (r.sizer) r.sizer->observe_time(r.B, round_s, int(r.committed.size()));
       emit_round(ctx, r, round);
     }
   }
