@@ -28,7 +28,7 @@ def main():
                  f"{recs[-1]['step']} steps")
     ax_lr.plot(minutes, [r["lr"] for r in recs], color="gray")
     ax_lr.set_ylabel("lr")
-    ax_lr.set_xlabel("minutes inside the training loop (restarts excluded; 2 CPU cores shared with other jobs)")
+    ax_lr.set_xlabel("minutes inside the training loop (restarts excluded)")
     fig.tight_layout()
     fig.savefig(os.path.join(run_dir, "curves.png"), dpi=100)
 
