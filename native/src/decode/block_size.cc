@@ -58,68 +58,73 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
 }
 
 BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)
-    : costs_(std::move(costs)),
-      max_block_(max_block),
-      ar_scale_(memory.ar_scale),
-      spec_scale_(memory.spec_scale),
-      accepted_(memory.accepted),
-      rejected_(memory.rejected),
-      ar_seconds_(memory.ar_seconds),
-      ar_tokens_(memory.ar_tokens),
-      spec_seconds_(memory.spec_seconds),
-      spec_tokens_(memory.spec_tokens) {
-  const double total = accepted_ + rejected_;
+    : costs_(std::move(costs)), max_block_(max_block), learnt_(memory) {
+  const double total = learnt_.accepted + learnt_.rejected;
   if (total > kMemoryWeight) {
-    accepted_ *= kMemoryWeight / total;
-    rejected_ *= kMemoryWeight / total;
+    learnt_.accepted *= kMemoryWeight / total;
+    learnt_.rejected *= kMemoryWeight / total;
   }
 }
 
-SpeculationMemory BlockSizer::memory() const {
-  return {accepted_, rejected_, ar_scale_, spec_scale_, ar_seconds_, ar_tokens_, spec_seconds_, spec_tokens_};
-}
+SpeculationMemory BlockSizer::memory() const { return learnt_; }
 
 bool BlockSizer::speculation_measured_slower() const {
   // Enough of both to compare: a few tokens' worth, so one noisy round does not decide.
   constexpr double kMinTokens = 8;
-  if (ar_tokens_ < kMinTokens || spec_tokens_ < kMinTokens) return false;
-  return spec_seconds_ / spec_tokens_ > ar_seconds_ / ar_tokens_;
+  const SpeculationMemory& m = learnt_;
+  if (m.ar_tokens < kMinTokens || m.spec_tokens < kMinTokens) return false;
+  return m.spec_seconds / m.spec_tokens > m.ar_seconds / m.ar_tokens;
 }
 
-double BlockSizer::alpha() const { return accepted_ / (accepted_ + rejected_); }
+double BlockSizer::alpha() const { return learnt_.accepted / (learnt_.accepted + learnt_.rejected); }
 
 double BlockSizer::predicted(int B) const {
   // A speculative round is one draft forward of width B + 1 and one verify forward of width B.
   return B == 0 ? costs_.at(1) : costs_.at(B + 1) + costs_.at(B);
 }
 
+double BlockSizer::spec_rate(int B, double expected) const {
+  return expected / (learnt_.spec_scale * predicted(B));
+}
+
+// A round of block size B commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha
+// while the run lasts) and one verifier token: 2 + alpha + ... + alpha^(B-1) expected tokens.
 double BlockSizer::rate(int B) const {
-  if (B == 0) return 1 / (ar_scale_ * predicted(0));
-  // A round commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha while the run
-  // lasts) and one verifier token.
+  if (B == 0) return 1 / (learnt_.ar_scale * predicted(0));
   const double a = alpha();
   double expected = 2, ai = 1;
   for (int i = 1; i < B; ++i) expected += (ai *= a);
-  return expected / (spec_scale_ * predicted(B));
+  return spec_rate(B, expected);
 }
 
 void BlockSizer::observe_time(int B, double seconds, int committed) {
   const double p = predicted(B);
   if (!(p > 0) || !(seconds > 0)) return;
-  double& scale = B == 0 ? ar_scale_ : spec_scale_;
+  const bool ar = B == 0;
+  double& scale = ar ? learnt_.ar_scale : learnt_.spec_scale;
   scale = 0.8 * scale + 0.2 * (seconds / p);
   // Decayed per kind of round, so the comparison follows the region as it changes.
   constexpr double kDecay = 0.95;
-  double& s = B == 0 ? ar_seconds_ : spec_seconds_;
-  double& t = B == 0 ? ar_tokens_ : spec_tokens_;
+  double& s = ar ? learnt_.ar_seconds : learnt_.spec_seconds;
+  double& t = ar ? learnt_.ar_tokens : learnt_.spec_tokens;
   s = kDecay * s + seconds;
   t = kDecay * t + committed;
 }
 
+// Runs every round: one pass, the expected tokens of B built from those of B - 1.
 int BlockSizer::best_block() const {
+  const double a = alpha();
+  double expected = 2, ai = 1;  // B = 1
   int best = 1;
-  for (int B = 2; B <= max_block_; ++B)
-    if (rate(B) > rate(best)) best = B;
+  double best_rate = spec_rate(1, expected);
+  for (int B = 2; B <= max_block_; ++B) {
+    expected += (ai *= a);
+    const double r = spec_rate(B, expected);
+    if (r > best_rate) {
+      best = B;
+      best_rate = r;
+    }
+  }
   return best;
 }
 
@@ -140,8 +145,8 @@ int BlockSizer::next() {
 }
 
 void BlockSizer::observe(int checked, int accepted) {
-  accepted_ += accepted;
-  if (accepted < checked) rejected_ += 1;
+  learnt_.accepted += accepted;
+  if (accepted < checked) learnt_.rejected += 1;
 }
 
 }  // namespace saccade

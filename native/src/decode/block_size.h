@@ -73,10 +73,10 @@ class BlockSizer {
   ForwardCosts costs_;
   int max_block_;
   int ar_streak_ = 0, probe_after_ = kProbeEvery;
-  double ar_scale_, spec_scale_;  // measured / predicted round time
+  SpeculationMemory learnt_;  // acceptance counts, time ratios and measured sums, handed on by memory()
   double predicted(int B) const;
-  double accepted_, rejected_;  // geometric-acceptance pseudo-counts
-  double ar_seconds_, ar_tokens_, spec_seconds_, spec_tokens_;  // decayed measured sums
+  // Rate of block size B given the expected committed tokens of its round.
+  double spec_rate(int B, double expected) const;
 };
 
 }  // namespace saccade
