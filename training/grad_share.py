@@ -13,6 +13,16 @@ from saccade.loss import batch_loss
 from saccade.synth import generate_region
 
 
+def one_batch(config, seed=900_000_000):
+    """One training batch of fresh regions (seeds outside the training range)."""
+    return next(iter(RegionStream(generate_region, config, first_seed=seed, token_budget=1536, max_target_tokens=240)))
+
+
+def image_embedding_rms(model, batch):
+    with torch.no_grad():
+        return float(torch.cat(model.encode_images(batch["patches"], batch["grids"])).pow(2).mean().sqrt())
+
+
 def part_of(name):
     head = name.split(".")
     return ".".join(head[:2]) if head[0] in ("vision", "model") else head[0]
@@ -26,8 +36,7 @@ def main():
     torch.set_num_threads(1)
     model = load(args.model_dir)
     model.train()
-    batch = next(iter(RegionStream(generate_region, model.config, first_seed=args.seed, token_budget=1536,
-                                   max_target_tokens=240)))
+    batch = one_batch(model.config, args.seed)
     loss, ar, diff = batch_loss(model, batch)
     loss.backward()
     norms = {}
@@ -38,11 +47,9 @@ def main():
     print(f"loss {float(loss):.3f} (ar {float(ar):.3f}, diffusion {float(diff):.3f})")
     for part, (g, w) in norms.items():
         print(f"{part:24s} grad {g ** 0.5:9.4f}   weights {w ** 0.5:8.2f}")
-    with torch.no_grad():
-        image = torch.cat(model.encode_images(batch["patches"], batch["grids"]))
-        text = model.model.embed_tokens.weight
-        print(f"image embedding RMS {float(image.pow(2).mean().sqrt()):.3f}, "
-              f"text embedding RMS {float(text.pow(2).mean().sqrt()):.3f}")
+    text = model.model.embed_tokens.weight.detach()
+    print(f"image embedding RMS {image_embedding_rms(model, batch):.3f}, "
+          f"text embedding RMS {float(text.pow(2).mean().sqrt()):.3f}")
 
 
 if __name__ == "__main__":

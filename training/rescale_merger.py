@@ -14,18 +14,8 @@ import argparse
 
 import torch
 
-from saccade.data import RegionStream
+from grad_share import image_embedding_rms, one_batch
 from saccade.model import SaccadeOCR
-from saccade.synth import generate_region
-
-
-def image_embed_rms(model, regions=16):
-    stream = RegionStream(generate_region, model.config, first_seed=950_000_000, token_budget=4096,
-                          max_target_tokens=240)
-    batch = next(iter(stream))
-    with torch.no_grad():
-        embeds = model.encode_images(batch["patches"][:regions], batch["grids"][:regions])
-    return float(torch.cat(embeds).pow(2).mean().sqrt())
 
 
 def main():
@@ -36,12 +26,13 @@ def main():
     state = torch.load(args.checkpoint)
     model = SaccadeOCR(state["config"])
     model.load_state_dict(state["model"])
-    before = image_embed_rms(model)
+    batch = one_batch(model.config)
+    before = image_embedding_rms(model, batch)
     scale = args.target / before
     with torch.no_grad():
         model.merger.fc2.weight.mul_(scale)
         model.merger.fc2.bias.mul_(scale)
-    after = image_embed_rms(model)
+    after = image_embedding_rms(model, batch)
     state["model"] = model.state_dict()
     names = [n for n, _ in model.named_parameters()]
     reset = [i for i, n in enumerate(names) if n.startswith(("vision.", "merger."))]
