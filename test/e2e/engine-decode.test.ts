@@ -4,12 +4,12 @@
 // editor's text; a killed engine is reported and decoding restarts. Also writes the README screenshot. Skipped, with the reason, where the engine or the model
 // is missing.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApp } from '../support/app-server';
-import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { appendEditAndReload, ARTIFACTS, exportAndDraft, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { findDescendants } from '../support/process-tree';
 
 const ROOT = join(__dirname, '..', '..');
@@ -86,22 +86,9 @@ test('hovering a decoded token shows its fixation heatmap on the page', { skip }
 });
 
 test('an edit survives a reload, and the exported file equals the editor text', { skip }, async () => {
-  await page.locator('.monaco-editor .view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type('\n\nChecked against the printed original.');
-  await page.waitForTimeout(800);
-  await page.reload();
-  await page.getByTestId('try-sample').click();
-  // Monaco renders only the visible lines: go to the end, where the edit is.
-  await page.getByTestId('workspace').waitFor();
-  await page.locator('.monaco-editor .view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.locator('.view-lines').filter({ hasText: 'Checked against the printed original.' }).waitFor({ timeout: 20_000 });
-  const download = page.waitForEvent('download');
-  await page.getByTestId('export').click();
-  const exported = readFileSync((await (await download).path())!, 'utf8');
-  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
-  assert.equal(exported, (JSON.parse(saved!) as { text: string }).text);
+  await appendEditAndReload(page, 'Checked against the printed original.');
+  const { exported, draft } = await exportAndDraft(page);
+  assert.equal(exported, draft);
   assert.match(exported, /Checked against the printed original\.$/);
   assert.ok(exported.length > 60, 'the export holds the decoded text');
   assert.deepEqual(errors, []);

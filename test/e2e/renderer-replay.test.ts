@@ -4,11 +4,10 @@
 // loop the repetition guard took back leaves no trace.
 // The same flows run against the real engine in engine-decode.test.ts where the engine is built.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApp } from '../support/app-server';
-import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { appendEditAndReload, ARTIFACTS, exportAndDraft, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
 import { buildSyntheticDecode, SAMPLE_REGIONS } from '../support/synthetic-decode';
@@ -86,26 +85,12 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   const page = await newPage();
   await openSample(page);
   await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
-  await page.locator('.monaco-editor .view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type('\n\nReviewed by the night shift.');
-  await page.waitForTimeout(700);
-  await page.reload();
-  await page.getByTestId('try-sample').click();
-  // Monaco renders only the visible lines: go to the end, where the edit is.
-  await page.getByTestId('workspace').waitFor();
-  await page.locator('.monaco-editor .view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.locator('.view-lines').filter({ hasText: 'Reviewed by the night shift.' }).waitFor();
+  await appendEditAndReload(page, 'Reviewed by the night shift.');
   // The restored text is not decoded over: the draft is kept until the user decodes again.
   assert.equal(await page.getByTestId('decode').innerText(), 'Decode again');
 
-  const download = page.waitForEvent('download');
-  await page.getByTestId('export').click();
-  const file = await (await download).path();
-  const exported = readFileSync(file, 'utf8');
-  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
-  assert.equal(exported, (JSON.parse(saved!) as { text: string }).text);
+  const { exported, draft } = await exportAndDraft(page);
+  assert.equal(exported, draft);
   assert.match(exported, /^# Quarterly Report on Reading Speed/);
   assert.match(exported, /\$\$\n\\tau = \\frac/);
   assert.match(exported, /Reviewed by the night shift\.$/);

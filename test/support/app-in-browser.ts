@@ -1,7 +1,7 @@
 // What every browser end-to-end suite starts from: the real app served by `npm start`'s browser fallback,
 // and Debian's Chromium to look at it.
-import { mkdirSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, type RunningApp } from './app-server';
 import { launchChromium } from './browser';
 
@@ -24,4 +24,30 @@ export async function openAppInBrowser(): Promise<AppInBrowser> {
     await app.stop();
     throw err;
   }
+}
+
+/**
+ * Types `text` at the end of the editor, lets the draft autosave, reloads, opens the sample again and waits
+ * until the edit is back on screen (Monaco renders only the visible lines, so it goes to the end first).
+ */
+export async function appendEditAndReload(page: Page, text: string): Promise<void> {
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(`\n\n${text}`);
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('workspace').waitFor();
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.locator('.view-lines').filter({ hasText: text }).waitFor({ timeout: 20_000 });
+}
+
+/** Exports through the UI; returns the downloaded file and the autosaved draft's text. */
+export async function exportAndDraft(page: Page): Promise<{ exported: string; draft: string }> {
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export').click();
+  const exported = readFileSync((await (await download).path())!, 'utf8');
+  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
+  return { exported, draft: (JSON.parse(saved!) as { text: string }).text };
 }
