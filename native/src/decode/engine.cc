@@ -74,8 +74,8 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
         std::vector<std::unique_ptr<BlockSizer>> sizers(seqs.size());
-        ForwardCosts& costs = speculation->costs;
         if (auto_block) {
+          ForwardCosts& costs = speculation->costs;
           if (costs.widths.empty())
             costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
           for (size_t i = 0; i < seqs.size(); ++i)
