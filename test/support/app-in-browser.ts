@@ -43,11 +43,16 @@ export async function appendEditAndReload(page: Page, text: string): Promise<voi
   await page.locator('.view-lines').filter({ hasText: text }).waitFor({ timeout: 20_000 });
 }
 
+/** The draft the editor last autosaved, or null when none is saved. */
+export async function savedDraft(page: Page): Promise<{ text: string } | null> {
+  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
+  return saved ? JSON.parse(saved) as { text: string } : null;
+}
+
 /** Exports through the UI; returns the downloaded file and the autosaved draft's text. */
 export async function exportAndDraft(page: Page): Promise<{ exported: string; draft: string }> {
   const download = page.waitForEvent('download');
   await page.getByTestId('export').click();
   const exported = readFileSync((await (await download).path())!, 'utf8');
-  const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
-  return { exported, draft: (JSON.parse(saved!) as { text: string }).text };
+  return { exported, draft: (await savedDraft(page))!.text };
 }
