@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader
 
 from saccade.config import default_config
 from saccade.data import RegionStream
-from saccade.loss import batch_loss
+from saccade.loss import batch_loss, image_gain
 from saccade.model import SaccadeOCR, count_parameters
 from saccade.synth.regions import KIND_SHARES
 
@@ -49,6 +49,11 @@ def parse_args(argv=None):
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--glyph-weight", type=float, default=1.0,
+                   help="weight of the glyph objective (saccade/glyphs.py) beside the dual loss; 0 turns it off")
+    p.add_argument("--unpredictable-share", type=float, default=None,
+                   help="share of text crops showing independent dictionary words instead of prose "
+                        "(default corpus.UNPREDICTABLE_SHARE); 1.0 leaves nothing to guess from context")
     p.add_argument("--kind-shares", type=parse_shares, default=None,
                    help="region mix, e.g. text:0.85,table:0.08,formula:0.07 (default: the generator's own mix)")
     p.add_argument("--init-from", default=None,
@@ -113,12 +118,19 @@ def train(rank, args, port=None):
                             num_key_value_heads=args.kv_heads)
     config["vision_config"]["num_layers"] = args.vision_layers
     model = SaccadeOCR(config)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    tc = config["text_config"]
+    # Trained beside the model, never exported (saccade/glyphs.py).
+    glyph_head = torch.nn.Linear(tc["hidden_size"], tc["vocab_size"]) if args.glyph_weight > 0 else None
+    trained = [model] + ([glyph_head] if glyph_head is not None else [])
+    params = [p for m in trained for p in m.parameters()]
+    opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     step, elapsed, samples_seen = 0, 0.0, 0
     resume = latest_checkpoint(ckpt_dir)
     if resume:
         state = torch.load(resume)
         model.load_state_dict(state["model"])
+        if glyph_head is not None:
+            glyph_head.load_state_dict(state["glyph_head"])
         opt.load_state_dict(state["optimizer"])
         step, elapsed, samples_seen = state["step"], state["elapsed"], state["samples"]
         if rank == 0:
@@ -131,21 +143,24 @@ def train(rank, args, port=None):
     if rank == 0:
         print(f"parameters: {count_parameters(model):,}, {args.ranks} rank(s)", flush=True)
 
-    from saccade.synth import generate_region
+    from saccade.synth import corpus, generate_region
     generate = functools.partial(generate_region, shares=args.kind_shares or KIND_SHARES)
     # Seeds move on with the step count, so a resumed run sees fresh regions; ranks draw far apart.
     stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + rank * 5_000_000 + step * 64,
                           token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)
+    # Rank processes are spawned, so their loader workers are too: they import the corpus afresh.
+    share = corpus.UNPREDICTABLE_SHARE if args.unpredictable_share is None else args.unpredictable_share
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
-                        persistent_workers=False)
+                        persistent_workers=False, worker_init_fn=functools.partial(corpus.set_unpredictable_share, share))
     log = open(os.path.join(run_dir, "log.jsonl"), "a") if rank == 0 else None
     model.train()
     t0 = time.time() - elapsed
     last_ckpt = time.time()
-    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "n": 0, "samples": 0, "t": time.time()}
+    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "n": 0, "samples": 0, "t": time.time()}
 
     def save():
         state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
+                 "glyph_head": glyph_head.state_dict() if glyph_head is not None else None,
                  "elapsed": time.time() - t0, "samples": samples_seen, "config": config}
         torch.save(state, os.path.join(ckpt_dir, "tmp.pt"))
         os.replace(os.path.join(ckpt_dir, "tmp.pt"), os.path.join(ckpt_dir, "last.pt"))
@@ -164,15 +179,16 @@ def train(rank, args, port=None):
         lr = lr_at(args, step, elapsed_min)
         for g in opt.param_groups:
             g["lr"] = lr
-        loss, ar, diff = batch_loss(model, batch)
+        loss, ar, diff, glyph = batch_loss(model, batch, glyph_head, args.glyph_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item()], dtype=torch.float64)
+        stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item(),
+                              0.0 if glyph is None else glyph.item()], dtype=torch.float64)
         if distributed:
-            average_gradients(model, args.ranks)
+            average_gradients(params, args.ranks)
             dist.all_reduce(stats)
             stats[1:] /= args.ranks
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         step += 1
         n = int(stats[0])
@@ -180,6 +196,7 @@ def train(rank, args, port=None):
         window["loss"] += float(stats[1])
         window["ar"] += float(stats[2])
         window["diff"] += float(stats[3])
+        window["glyph"] += float(stats[4])
         window["n"] += 1
         window["samples"] += n
         if rank != 0:
@@ -188,12 +205,14 @@ def train(rank, args, port=None):
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
                    "loss": window["loss"] / window["n"], "ar_loss": window["ar"] / window["n"],
-                   "diff_loss": window["diff"] / window["n"], "lr": lr,
+                   "diff_loss": window["diff"] / window["n"], "glyph_loss": window["glyph"] / window["n"], "lr": lr,
                    "samples_per_s": window["samples"] / (now - window["t"])}
+            if step % 50 == 0:
+                rec["image_gain"] = image_gain(model, batch)
             log.write(json.dumps(rec) + "\n")
             log.flush()
             print(json.dumps(rec), flush=True)
-            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "n": 0, "samples": 0, "t": now}
+            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "n": 0, "samples": 0, "t": now}
         if time.time() - last_ckpt > args.ckpt_every * 60:
             save()
             last_ckpt = time.time()
@@ -204,10 +223,10 @@ def train(rank, args, port=None):
         dist.destroy_process_group()
 
 
-def average_gradients(model, ranks):
+def average_gradients(params, ranks):
     """Mean of every rank's gradient, flattened into one all-reduce (unused parameters count as zero)."""
     import torch.distributed as dist
-    params = [p for p in model.parameters() if p.requires_grad]
+    params = [p for p in params if p.requires_grad]
     for p in params:
         if p.grad is None:
             p.grad = torch.zeros_like(p)

@@ -150,3 +150,19 @@ TEST(gathered_attention_equals_attention_over_the_kept_keys) {
   be->attention(b);
   for (size_t i = 0; i < out.size(); ++i) CHECK(out[i] == ref[i]);
 }
+
+TEST(center_rows_subtracts_each_columns_mean_in_row_order) {
+  auto be = create_backend({"cpu", 1});
+  const int rows = 5, dim = 3;
+  auto x = randv(size_t(rows) * dim, 10);
+  const auto before = x;
+  be->center_rows(x.data(), rows, dim);
+  for (int c = 0; c < dim; ++c) {
+    float sum = 0.0f;
+    for (int r = 0; r < rows; ++r) sum += before[size_t(r) * dim + c];
+    for (int r = 0; r < rows; ++r) CHECK(x[size_t(r) * dim + c] == before[size_t(r) * dim + c] - sum / float(rows));
+  }
+  std::vector<float> one{1.5f, -2.0f};
+  be->center_rows(one.data(), 1, 2);
+  CHECK(one[0] == 0.0f && one[1] == 0.0f);
+}

@@ -46,6 +46,7 @@ export function writeTinyCheckpoint(name) {
   add('merger.fc1.bias', [D], 0.3);
   add('merger.fc2.weight', [D, D], 0.3);
   add('merger.fc2.bias', [D], 0.3);
+  norm('merger.norm.weight', D);
   add('model.embed_tokens.weight', [V, D], 2);
   for (let i = 0; i < 3; i++) {
     const p = `model.layers.${i}.`;
@@ -76,7 +77,7 @@ export function writeTinyCheckpoint(name) {
   writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), data]));
 
   writeFileSync(join(dir, 'config.json'), JSON.stringify({
-    model_type: 'saccade_ocr', format_version: 1, torch_dtype: 'float32',
+    model_type: 'saccade_ocr', format_version: 2, torch_dtype: 'float32',
     vision_config: { patch_size: P, in_channels: 1, hidden_size: Dv, num_layers: 2, num_heads: 2,
       intermediate_size: Iv, merge_size: m, rms_norm_eps: 1e-6, rope_theta: 10000 },
     text_config: { hidden_size: D, num_layers: 3, num_attention_heads: H, num_key_value_heads: Hkv, head_dim: d,

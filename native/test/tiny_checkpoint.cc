@@ -86,9 +86,14 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
   rand("merger.fc1.bias", {D}, w);
   rand("merger.fc2.weight", {D, D}, w);
   rand("merger.fc2.bias", {D}, w);
+  norm("merger.norm.weight", D);
   rand("model.embed_tokens.weight", {s.vocab, D}, 1.0f);
-  if (s.favor_strength > 0)
-    for (float& x : t["model.embed_tokens.weight"].second) x += 0.5f;
+  if (s.favor_strength > 0) {
+    auto& e = t["model.embed_tokens.weight"].second;
+    for (float& x : e) x += 0.5f;
+    // Token 50 itself points the same way, so once written it tends to be written again.
+    for (int i = 0; i < D; ++i) e[size_t(50 * D + i)] += s.favor_strength;
+  }
   const int qd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim;
   for (int i = 0; i < s.layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
@@ -110,7 +115,7 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
 
   const int half = s.head_dim / 2, st = half / 4, sh = (half - st) / 2, sw = half - st - sh;
   std::ostringstream c;
-  c << "{\"model_type\":\"saccade_ocr\",\"format_version\":1,\"torch_dtype\":\"float16\","
+  c << "{\"model_type\":\"saccade_ocr\",\"format_version\":2,\"torch_dtype\":\"float16\","
     << "\"vision_config\":{\"patch_size\":8,\"in_channels\":1,\"hidden_size\":" << Dv << ",\"num_layers\":"
     << s.vision_layers << ",\"num_heads\":" << s.vision_heads << ",\"intermediate_size\":" << s.vision_inter
     << ",\"merge_size\":2,\"rms_norm_eps\":1e-6,\"rope_theta\":10000.0},"

@@ -14,8 +14,9 @@ struct TinySpec {
   int max_image_tokens = 24;
   uint64_t seed = 1;
   float weight_scale = 0.15f;
-  // When > 0, the LM head leans towards token 50 by this much (along the mean embedding direction), so
-  // drafts often match the verifier and the acceptance paths of self-spec get exercised.
+  // When > 0, the LM head leans towards token 50 by this much (along the mean embedding direction), and
+  // token 50's embedding along the same direction, so drafts often match the verifier (the acceptance paths of
+  // self-spec get exercised) and strong leans end in loops.
   float favor_strength = 0;
 };
 

@@ -8,7 +8,7 @@ VOCAB_SIZE = (len(ALL_TOKENS) + 63) // 64 * 64
 
 DEFAULT_CONFIG = {
     "model_type": "saccade_ocr",
-    "format_version": 1,
+    "format_version": 2,
     "torch_dtype": "float16",
     "vision_config": {
         "patch_size": 16, "in_channels": 1, "hidden_size": 128, "num_layers": 3,

@@ -1,9 +1,11 @@
 """Training samples from generated regions, batched by token budget inside DataLoader workers."""
 import random
 
+import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
+from .glyphs import glyph_targets
 from .masks import build_sample, collate
 from .preprocess import patchify, preprocess
 from .tokenizer import Tokenizer
@@ -13,8 +15,9 @@ EVAL_SEED_BASE = 1_000_000_000
 """Evaluation regions use seeds from here up; training seeds stay below, so the two never meet."""
 
 
-def encode_region(image, target, kind, config, tokenizer, generator, offset=None):
-    """A generated region -> one three-stream training sample with its image patches."""
+def encode_region(image, target, kind, config, tokenizer, generator, offset=None, chars=None):
+    """A generated region -> one three-stream training sample with its image patches, and the glyph targets
+    of its image cells when `chars` (the generator's character boxes) are given."""
     vc = config["vision_config"]
     pixels = preprocess(image, config["image"])
     patches, grid = patchify(pixels, vc["patch_size"])
@@ -22,6 +25,7 @@ def encode_region(image, target, kind, config, tokenizer, generator, offset=None
     sample = build_sample(grid[0] // m, grid[1] // m, PROMPTS[kind], tokenizer.encode(target),
                           config["diffusion_block_size"], generator, offset)
     sample["patches"], sample["grid"] = patches, grid
+    sample["glyphs"] = glyph_targets(chars, np.shape(image)[:2], (grid[0] // m, grid[1] // m), tokenizer)
     return sample
 
 
@@ -29,6 +33,7 @@ def collate_with_images(samples):
     batch = collate(samples)
     batch["patches"] = [s["patches"] for s in samples]
     batch["grids"] = [s["grid"] for s in samples]
+    batch["glyphs"] = [s["glyphs"] for s in samples]
     return batch
 
 
@@ -59,7 +64,7 @@ class RegionStream(IterableDataset):
                 if ids_len > self.max_target_tokens:
                     continue
                 samples.append(encode_region(region.image, region.target, region.kind, self.config,
-                                             tokenizer, generator))
+                                             tokenizer, generator, chars=region.chars))
             samples.sort(key=lambda s: len(s["input_ids"]))
             batches, current = [], []
             for s in samples:

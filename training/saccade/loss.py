@@ -1,6 +1,8 @@
 """The dual-mode objective: 0.5 AR loss on the clean stream + 0.5 diffusion loss on masked slots."""
+import torch
 import torch.nn.functional as F
 
+from .glyphs import glyph_loss
 from .masks import IGNORE
 
 
@@ -12,7 +14,25 @@ def dual_loss(logits, ar_labels, diff_labels, ar_weight=0.5):
     return ar_weight * ar + (1 - ar_weight) * diff, ar, diff
 
 
-def batch_loss(model, batch):
+def batch_loss(model, batch, glyph_head=None, glyph_weight=1.0):
+    """(loss, ar, diff, glyph): the dual loss, plus glyph_weight times the glyph objective when a head is given
+    and the batch has character boxes (glyph is None otherwise)."""
     image_embeds = model.encode_images(batch["patches"], batch["grids"])
     logits = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds)
-    return dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
+    loss, ar, diff = dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
+    glyph = glyph_loss(glyph_head, image_embeds, batch["glyphs"]) if glyph_head is not None else None
+    return (loss if glyph is None else loss + glyph_weight * glyph), ar, diff, glyph
+
+
+@torch.no_grad()
+def image_gain(model, batch):
+    """How much the image tells the model, in nats per target token of AR loss: the loss with every image
+    position given its image's mean embedding (same scale, no content) minus the loss with the real image.
+    Near zero means the model writes from its language prior alone, however low its loss."""
+    image_embeds = model.encode_images(batch["patches"], batch["grids"])
+    blind = [e.mean(0, keepdim=True).expand_as(e) for e in image_embeds]
+    losses = []
+    for embeds in (blind, image_embeds):
+        logits = model(batch["input_ids"], batch["pos3"], batch["attn"], embeds)
+        losses.append(dual_loss(logits, batch["ar_labels"], batch["diff_labels"])[1].item())
+    return losses[0] - losses[1]

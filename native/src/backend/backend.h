@@ -88,6 +88,8 @@ class Backend {
   virtual void linear(const float* x, int M, const Weight& w, const float* bias, float* y) = 0;
   // RMSNorm over rows of length dim: y = x / sqrt(mean(x^2) + eps) * w
   virtual void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y) = 0;
+  // x[r, :] -= mean over the rows of x[:, :], in place; each column summed in row order.
+  virtual void center_rows(float* x, int rows, int dim) = 0;
   // Rotate-half RoPE in place on x [rows, heads, head_dim]; cos_sin host [rows, head_dim/2, 2].
   virtual void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin) = 0;
   virtual void silu_mul(const float* gate, const float* up, float* out, size_t n) = 0;

@@ -24,12 +24,13 @@ float get_float(const Json& obj, const std::string& key, const std::string& path
 
 ModelConfig parse_config(const std::string& text) {
   Json root = Json::parse(text);
-  if (!root.is_object()) throw EngineError("config.json: expected an object");
+  if (!root.is_object()) throw EngineError("expected an object");
   ModelConfig c;
   c.model_type = root.at("model_type", "").str("model_type");
-  if (c.model_type != "saccade_ocr") throw EngineError("config.json: model_type must be saccade_ocr, got " + c.model_type);
+  if (c.model_type != "saccade_ocr") throw EngineError("model_type must be saccade_ocr, got " + c.model_type);
   int version = get_int(root, "format_version", "", 0, 1000);
-  if (version != 1) throw EngineError("config.json: unsupported format_version " + std::to_string(version));
+  if (version != 2)
+    throw EngineError("unsupported format_version " + std::to_string(version) + " (this engine reads 2)");
   c.torch_dtype = root.at("torch_dtype", "").str("torch_dtype");
 
   const Json& v = root.at("vision_config", "");

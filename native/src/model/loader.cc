@@ -133,6 +133,7 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   m->merger_fc1_b = r.vec("merger.fc1.bias", D);
   m->merger_fc2 = r.mat("merger.fc2.weight", D, D);
   m->merger_fc2_b = r.vec("merger.fc2.bias", D);
+  m->merger_norm = r.vec("merger.norm.weight", D);
 
   const int qd = t.num_attention_heads * t.head_dim, kvd = t.num_key_value_heads * t.head_dim;
   m->embed_tokens = r.mat("model.embed_tokens.weight", t.vocab_size, D, WeightUse::Lookup);

@@ -31,7 +31,7 @@ struct Model {
   Buffer patch_embed_b, vision_post_norm;
   std::vector<VisionLayer> vision_layers;
   Weight merger_fc1, merger_fc2;
-  Buffer merger_fc1_b, merger_fc2_b;
+  Buffer merger_fc1_b, merger_fc2_b, merger_norm;
 
   Weight embed_tokens, lm_head;
   Buffer final_norm;

@@ -46,6 +46,8 @@ Buffer vision_encoder(Model& m, const PreparedImage& im) {
     be.linear(g.data(), N, L.down, nullptr, h.data());
     be.add(x.data(), h.data(), size_t(N) * Dv);
   }
+  // The patches' differences are what the decoder reads (docs/model-format.md).
+  be.center_rows(x.data(), N, Dv);
   be.rms_norm(x.data(), N, Dv, m.vision_post_norm.data(), c.rms_norm_eps, x.data());
   return x;
 }
@@ -67,6 +69,7 @@ Buffer encode_image(Model& m, const PreparedImage& im) {
   be.linear(cat.data(), Nm, m.merger_fc1, m.merger_fc1_b.data(), hid.data());
   be.gelu(hid.data(), size_t(Nm) * D);
   be.linear(hid.data(), Nm, m.merger_fc2, m.merger_fc2_b.data(), out.data());
+  be.rms_norm(out.data(), Nm, D, m.merger_norm.data(), m.cfg.text.rms_norm_eps, out.data());
   return out;
 }
 

@@ -212,6 +212,18 @@ int op_parity(Backend& ref, Backend& test, Json& checks) {
                   y[0], y[1]));
   }
 
+  for (auto [rows, dim] : {std::pair<int, int>{1, 64}, {300, 128}}) {
+    const std::vector<float> x = random_vec(size_t(rows) * dim, 8, 3.0f);
+    std::vector<float> y[2];
+    Backend* bs[2] = {&ref, &test};
+    for (int i = 0; i < 2; ++i) {
+      Buffer dx = to_device(*bs[i], x);
+      bs[i]->center_rows(dx.data(), rows, dim);
+      y[i] = to_host(*bs[i], dx.data(), x.size());
+    }
+    count(compare(checks, "center_rows rows=" + std::to_string(rows) + " dim=" + std::to_string(dim), y[0], y[1]));
+  }
+
   {
     const int rows = 33, heads = 8, hd = 32;
     const std::vector<float> x = random_vec(size_t(rows) * heads * hd, 6), ang = random_vec(size_t(rows) * hd / 2, 7, 3);

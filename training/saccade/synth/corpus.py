@@ -93,6 +93,12 @@ loss from the words before alone; words it cannot guess make it read (a model tr
 still writing licence boilerplate for every image after 29k regions)."""
 
 
+def set_unpredictable_share(share: float, _worker_id: int | None = None) -> None:
+    """Sets UNPREDICTABLE_SHARE for this process (callable as a data loader's worker_init_fn)."""
+    global UNPREDICTABLE_SHARE
+    UNPREDICTABLE_SHARE = share
+
+
 def crop_words(rng: random.Random, n: int) -> list[str]:
     """The `n` words a text crop shows: a prose span (fewer words when its passage is shorter), or
     (UNPREDICTABLE_SHARE) independent dictionary words with the occasional capital and trailing punctuation."""

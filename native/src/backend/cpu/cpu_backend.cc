@@ -106,6 +106,16 @@ class CpuBackend final : public Backend {
     }
   }
 
+  void center_rows(float* x, int rows, int dim) override {
+    if (rows <= 0) return;
+    std::vector<float> mean(size_t(dim), 0.0f);
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < dim; ++i) mean[size_t(i)] += x[size_t(r) * dim + i];
+    for (float& m : mean) m /= float(rows);
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < dim; ++i) x[size_t(r) * dim + i] -= mean[size_t(i)];
+  }
+
   void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin) override {
     const int half = head_dim / 2;
     for (int r = 0; r < rows; ++r) {

@@ -103,6 +103,7 @@ class CudaBackend final : public Backend {
   void silu_mul(const float* gate, const float* up, float* out, size_t n) override {
     cuda::silu_mul(gate, up, out, n, stream_);
   }
+  void center_rows(float* x, int rows, int dim) override { cuda::center_rows(x, rows, dim, stream_); }
   void gelu(float* x, size_t n) override { cuda::gelu(x, n, stream_); }
   void add(float* x, const float* y, size_t n) override { cuda::add(x, y, n, stream_); }
 

@@ -34,6 +34,16 @@ __global__ void rms_norm_kernel(const float* x, int rows, int dim, const float* 
   for (int i = lane; i < dim; i += 32) yr[i] = xr[i] * inv * w[i];
 }
 
+// One thread per column, summing its rows in order: the same sum as the CPU backend's.
+__global__ void center_rows_kernel(float* x, int rows, int dim) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= dim) return;
+  float sum = 0.0f;
+  for (int r = 0; r < rows; ++r) sum += x[size_t(r) * dim + col];
+  const float mean = sum / float(rows);
+  for (int r = 0; r < rows; ++r) x[size_t(r) * dim + col] -= mean;
+}
+
 __global__ void rope_kernel(float* x, int rows, int heads, int head_dim, const float* __restrict__ cos_sin) {
   const int half = head_dim / 2;
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -77,6 +87,12 @@ void rms_norm(const float* x, int rows, int dim, const float* w, float eps, floa
   constexpr int kRowsPerBlock = kThreads / 32;
   rms_norm_kernel<<<unsigned((rows + kRowsPerBlock - 1) / kRowsPerBlock), kThreads, 0, s>>>(x, rows, dim, w, eps, y);
   check(cudaGetLastError(), "rms_norm launch");
+}
+
+void center_rows(float* x, int rows, int dim, cudaStream_t s) {
+  if (rows <= 0 || dim <= 0) return;
+  center_rows_kernel<<<blocks_for(size_t(dim)), kThreads, 0, s>>>(x, rows, dim);
+  check(cudaGetLastError(), "center_rows launch");
 }
 
 void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin, cudaStream_t s) {

@@ -18,6 +18,7 @@ void add_bias_rows(float* y, int M, int N, const float* bias, cudaStream_t strea
 // dst[i, :] = src[idx[i], :] for rows of row_len floats.
 void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst, cudaStream_t stream);
 void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y, cudaStream_t stream);
+void center_rows(float* x, int rows, int dim, cudaStream_t stream);
 // cos_sin: [rows, head_dim / 2, 2]
 void rope(float* x, int rows, int heads, int head_dim, const float* cos_sin, cudaStream_t stream);
 void silu_mul(const float* gate, const float* up, float* out, size_t n, cudaStream_t stream);
