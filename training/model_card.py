@@ -25,6 +25,7 @@ def main():
     last = recs[-1]
     ev = json.load(open(os.path.join(run_dir, "eval.json")))
     command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    glyph_note = f", glyph {last['glyph_loss']:.3f} nats/character" if last.get("glyph_loss") else ""
     vision = sum(p.numel() for n, p in model.named_parameters() if n.startswith(("vision.", "merger.")))
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev"), ev.get("tesseract")
     rows = [
@@ -57,8 +58,9 @@ docs/model-format.md.
 - Vision encoder: {vc['num_layers']} pre-norm ViT layers, width {vc['hidden_size']}, {vc['num_heads']} heads, SwiGLU
   {vc['intermediate_size']}, 2-D RoPE, per-head q/k RMSNorm, over {vc['patch_size']}x{vc['patch_size']} grayscale
   patches at native aspect ratio (images resized to multiples of {im['unit']} px, at least {im['min_height']} px high,
-  at most {im['max_image_tokens']} merged tokens).
-- Merger: {vc['merge_size']}x{vc['merge_size']} patches concatenated, MLP (GELU) to the decoder width.
+  at most {im['max_image_tokens']} merged tokens); the features are centred over the image's patches before the
+  final RMSNorm.
+- Merger: {vc['merge_size']}x{vc['merge_size']} patches concatenated, MLP (GELU) to the decoder width, RMSNorm.
 - Decoder: {tc['num_layers']} layers, width {tc['hidden_size']}, {tc['num_attention_heads']} query / {tc['num_key_value_heads']} KV heads
   (GQA), head_dim {tc['head_dim']}, SwiGLU {tc['intermediate_size']}, RMSNorm, 3-D M-RoPE sections {tc['mrope_section']},
   vocabulary {tc['vocab_size']} (characters, whole HTML table tags, whole LaTeX commands; `<mask>` for diffusion).
@@ -71,12 +73,13 @@ docs/model-format.md.
 - Recipe: per sample one forward over `prefix | clean stream | corrupted stream A | corrupted stream B`
   (`training/saccade/masks.py`): AR loss on the clean stream, masked-diffusion loss on the corrupted
   streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
-  offset per sample; loss 0.5 AR + 0.5 diffusion.
+  offset per sample; loss 0.5 AR + 0.5 diffusion, plus (when the run used it) the glyph objective: a linear
+  head, not exported, told which characters each image cell covers (docs/decisions/0009).
 - Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (README.md: every launch and intervention; log.jsonl,
   curves.png, command.txt, eval.json).
   {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,
   fp32, AdamW, peak lr from the command; `--init-from` continues an earlier run's export). Final losses: AR {last['ar_loss']:.3f},
-  diffusion {last['diff_loss']:.3f} nats/token.
+  diffusion {last['diff_loss']:.3f} nats/token{glyph_note}.
 - Command(s):
 
 ```
@@ -104,8 +107,9 @@ Tokens per forward count decoder forwards after the prefill; self-spec counts dr
 
 ## Limitations
 
-- Trained for about two hours on two CPU cores in all: it does not read yet. It writes fluent text in the
-  style of its training corpus that has little to do with the image; the run notes say what to change.
+- Trained for well under two hours on two CPU cores: it does not read yet (see the evaluation above). It
+  writes text in the style of its training data that has little to do with the image's letters; the run
+  notes say what was measured and what to change.
   Retrain with `training/train.py` (the run is resumable) before relying on it.
 - Printed English only; no handwriting; tables without thead/tbody markup.
 """

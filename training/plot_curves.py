@@ -16,16 +16,25 @@ def main():
     run_dir = sys.argv[1]
     recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
     minutes = [r["minutes"] for r in recs]
-    fig, (ax, ax_lr) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
-    for key, label in (("loss", "total (0.5 AR + 0.5 diffusion)"), ("ar_loss", "AR (clean stream)"),
-                       ("diff_loss", "diffusion (masked slots)")):
-        ax.plot(minutes, [r[key] for r in recs], label=label)
+    gains = [(r["minutes"], r["image_gain"]) for r in recs if "image_gain" in r]
+    panels = 3 if gains else 2
+    fig, axes = plt.subplots(panels, 1, figsize=(8, 3 + 1.5 * panels), sharex=True,
+                             gridspec_kw={"height_ratios": [3] + [1] * (panels - 1)})
+    ax, ax_lr = axes[0], axes[-1]
+    for key, label in (("ar_loss", "AR (clean stream)"), ("diff_loss", "diffusion (masked slots)"),
+                       ("glyph_loss", "glyph objective (nats/character)")):
+        if any(r.get(key) for r in recs):
+            ax.plot(minutes, [r.get(key) for r in recs], label=label)
     ax.set_yscale("log")
     ax.set_ylabel("cross-entropy (nats/token)")
     ax.legend()
     ax.grid(alpha=0.3)
     ax.set_title(f"{os.path.basename(os.path.normpath(run_dir))}: {recs[-1]['samples']} regions, "
                  f"{recs[-1]['step']} steps")
+    if gains:
+        axes[1].plot(*zip(*gains), ".", color="green")
+        axes[1].set_ylabel("image gain\n(nats/token)")
+        axes[1].grid(alpha=0.3)
     ax_lr.plot(minutes, [r["lr"] for r in recs], color="gray")
     ax_lr.set_ylabel("lr")
     ax_lr.set_xlabel("minutes inside the training loop (restarts excluded)")
