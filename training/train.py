@@ -121,6 +121,10 @@ def train(rank, args, port=None):
     tc = config["text_config"]
     # Trained beside the model, never exported (saccade/glyphs.py).
     glyph_head = torch.nn.Linear(tc["hidden_size"], tc["vocab_size"]) if args.glyph_weight > 0 else None
+    if glyph_head is not None:
+        # Most (cell, character) pairs are absent: starting near that keeps the first steps' loss (200+ nats
+        # from zero logits) from swamping the dual loss under the shared gradient clip.
+        torch.nn.init.constant_(glyph_head.bias, -math.log(tc["vocab_size"]))
     trained = [model] + ([glyph_head] if glyph_head is not None else [])
     params = [p for m in trained for p in m.parameters()]
     opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
