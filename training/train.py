@@ -21,7 +21,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from saccade.config import default_config
-from saccade.data import RegionStream
+from saccade.data import EVAL_SEED_BASE, RegionStream
 from saccade.loss import batch_loss, image_gain
 from saccade.model import SaccadeOCR, count_parameters
 from saccade.synth.regions import KIND_SHARES
@@ -156,6 +156,12 @@ def train(rank, args, port=None):
     share = corpus.UNPREDICTABLE_SHARE if args.unpredictable_share is None else args.unpredictable_share
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                         persistent_workers=False, worker_init_fn=functools.partial(corpus.set_unpredictable_share, share))
+    # image_gain is probed on one fixed batch the run never trains on, so probes compare across steps.
+    probe = None
+    if rank == 0:
+        corpus.set_unpredictable_share(share)
+        probe = next(iter(RegionStream(generate, config, first_seed=EVAL_SEED_BASE - 1_000_000,
+                                       token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)))
     log = open(os.path.join(run_dir, "log.jsonl"), "a") if rank == 0 else None
     model.train()
     t0 = time.time() - elapsed
@@ -212,7 +218,7 @@ def train(rank, args, port=None):
                    "diff_loss": window["diff"] / window["n"], "glyph_loss": window["glyph"] / window["n"], "lr": lr,
                    "samples_per_s": window["samples"] / (now - window["t"])}
             if step % 50 == 0:
-                rec["image_gain"] = image_gain(model, batch)
+                rec["image_gain"] = image_gain(model, probe)
             log.write(json.dumps(rec) + "\n")
             log.flush()
             print(json.dumps(rec), flush=True)
