@@ -75,7 +75,7 @@ docs/model-format.md.
   streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
   offset per sample; loss 0.5 AR + 0.5 diffusion, plus (when the run used it) the glyph objective: a linear
   head, not exported, told which characters each image cell covers (docs/decisions/0009).
-- Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (README.md: every launch and intervention; log.jsonl,
+- Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (notes.md: every launch and intervention; log.jsonl,
   curves.png, command.txt, eval.json).
   {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,
   fp32, AdamW, peak lr from the command; `--init-from` continues an earlier run's export). Final losses: AR {last['ar_loss']:.3f},
