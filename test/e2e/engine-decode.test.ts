@@ -1,8 +1,9 @@
 // The whole product in Chromium against the real engine and the shipped model, through the browser
 // transport: a sample scan decodes with tokens streaming into the editor, the timeline shows rounds,
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
-// editor's text; a killed engine is reported and decoding restarts. Also writes the README screenshot. Skipped, with the reason, where the engine or the model
-// is missing.
+// editor's text; a killed engine is reported, its text kept, and decoding restarts. With
+// SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot. Skipped, with the reason, where the
+// engine or the model is missing.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
