@@ -51,6 +51,9 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--glyph-weight", type=float, default=1.0,
                    help="weight of the glyph objective (saccade/glyphs.py) beside the dual loss; 0 turns it off")
+    p.add_argument("--look-weight", type=float, default=0.0,
+                   help="weight of the look objective (saccade/looking.py): one decoder head attends to the "
+                        "cells of the character being written; 0 turns it off")
     p.add_argument("--unpredictable-share", type=float, default=None,
                    help="share of text crops showing independent dictionary words instead of prose "
                         "(default corpus.UNPREDICTABLE_SHARE); 1.0 leaves nothing to guess from context")
@@ -166,7 +169,7 @@ def train(rank, args, port=None):
     model.train()
     t0 = time.time() - elapsed
     last_ckpt = time.time()
-    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "n": 0, "samples": 0, "t": time.time()}
+    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "look": 0.0, "n": 0, "samples": 0, "t": time.time()}
 
     def save():
         state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
@@ -189,11 +192,12 @@ def train(rank, args, port=None):
         lr = lr_at(args, step, elapsed_min)
         for g in opt.param_groups:
             g["lr"] = lr
-        loss, ar, diff, glyph = batch_loss(model, batch, glyph_head, args.glyph_weight)
+        loss, ar, diff, glyph, look = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item(),
-                              0.0 if glyph is None else glyph.item()], dtype=torch.float64)
+                              0.0 if glyph is None else glyph.item(), 0.0 if look is None else look.item()],
+                             dtype=torch.float64)
         if distributed:
             average_gradients(params, args.ranks)
             dist.all_reduce(stats)
@@ -207,6 +211,7 @@ def train(rank, args, port=None):
         window["ar"] += float(stats[2])
         window["diff"] += float(stats[3])
         window["glyph"] += float(stats[4])
+        window["look"] += float(stats[5])
         window["n"] += 1
         window["samples"] += n
         if rank != 0:
@@ -215,14 +220,15 @@ def train(rank, args, port=None):
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
                    "loss": window["loss"] / window["n"], "ar_loss": window["ar"] / window["n"],
-                   "diff_loss": window["diff"] / window["n"], "glyph_loss": window["glyph"] / window["n"], "lr": lr,
+                   "diff_loss": window["diff"] / window["n"], "glyph_loss": window["glyph"] / window["n"],
+                   "look_loss": window["look"] / window["n"], "lr": lr,
                    "samples_per_s": window["samples"] / (now - window["t"])}
             if step % 50 == 0:
                 rec["image_gain"] = image_gain(model, probe)
             log.write(json.dumps(rec) + "\n")
             log.flush()
             print(json.dumps(rec), flush=True)
-            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "n": 0, "samples": 0, "t": now}
+            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "look": 0.0, "n": 0, "samples": 0, "t": now}
         if time.time() - last_ckpt > args.ckpt_every * 60:
             save()
             last_ckpt = time.time()

@@ -6,6 +6,7 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from .glyphs import glyph_targets
+from .looking import look_targets
 from .masks import build_sample, collate
 from .preprocess import patchify, preprocess
 from .tokenizer import Tokenizer
@@ -16,16 +17,18 @@ EVAL_SEED_BASE = 1_000_000_000
 
 
 def encode_region(image, target, kind, config, tokenizer, generator, offset=None, chars=None):
-    """A generated region -> one three-stream training sample with its image patches, and the glyph targets
-    of its image cells when `chars` (the generator's character boxes) are given."""
+    """A generated region -> one three-stream training sample with its image patches, and the glyph and look
+    targets (glyphs.py, looking.py) when `chars` (the generator's character boxes) are given."""
     vc = config["vision_config"]
     pixels = preprocess(image, config["image"])
     patches, grid = patchify(pixels, vc["patch_size"])
     m = vc["merge_size"]
-    sample = build_sample(grid[0] // m, grid[1] // m, PROMPTS[kind], tokenizer.encode(target),
-                          config["diffusion_block_size"], generator, offset)
+    target_ids = tokenizer.encode(target)
+    cells = (grid[0] // m, grid[1] // m)
+    sample = build_sample(*cells, PROMPTS[kind], target_ids, config["diffusion_block_size"], generator, offset)
     sample["patches"], sample["grid"] = patches, grid
-    sample["glyphs"] = glyph_targets(chars, np.shape(image)[:2], (grid[0] // m, grid[1] // m), tokenizer)
+    sample["glyphs"] = glyph_targets(chars, np.shape(image)[:2], cells, tokenizer)
+    sample["looks"] = look_targets(chars, np.shape(image)[:2], cells, target_ids, tokenizer, sample)
     return sample
 
 
@@ -34,6 +37,7 @@ def collate_with_images(samples):
     batch["patches"] = [s["patches"] for s in samples]
     batch["grids"] = [s["grid"] for s in samples]
     batch["glyphs"] = [s["glyphs"] for s in samples]
+    batch["looks"] = [s["looks"] for s in samples]
     return batch
 
 

@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from .glyphs import glyph_loss
+from .looking import LOOK_HEAD, LOOK_LAYER, look_loss
 from .masks import IGNORE
 
 
@@ -14,14 +15,25 @@ def dual_loss(logits, ar_labels, diff_labels, ar_weight=0.5):
     return ar_weight * ar + (1 - ar_weight) * diff, ar, diff
 
 
-def batch_loss(model, batch, glyph_head=None, glyph_weight=1.0):
-    """(loss, ar, diff, glyph): the dual loss, plus glyph_weight times the glyph objective when a head is given
-    and the batch has character boxes (glyph is None otherwise)."""
+def batch_loss(model, batch, glyph_head=None, glyph_weight=1.0, look_weight=0.0):
+    """(loss, ar, diff, glyph, look): the dual loss, plus glyph_weight times the glyph objective when a head is
+    given and look_weight times the look objective when positive; either is None when off or when the batch
+    has no character boxes."""
     image_embeds = model.encode_images(batch["patches"], batch["grids"])
-    logits = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds)
+    look = None
+    if look_weight > 0:
+        logits, probs = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds,
+                              watch=(LOOK_LAYER, LOOK_HEAD))
+        look = look_loss(probs, batch["looks"])
+    else:
+        logits = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds)
     loss, ar, diff = dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
     glyph = glyph_loss(glyph_head, image_embeds, batch["glyphs"]) if glyph_head is not None else None
-    return (loss if glyph is None else loss + glyph_weight * glyph), ar, diff, glyph
+    if glyph is not None:
+        loss = loss + glyph_weight * glyph
+    if look is not None:
+        loss = loss + look_weight * look
+    return loss, ar, diff, glyph, look
 
 
 @torch.no_grad()

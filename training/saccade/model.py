@@ -173,8 +173,9 @@ class DecoderAttention(nn.Module):
         self.v_proj = nn.Linear(D, self.hkv * d, bias=False)
         self.o_proj = nn.Linear(self.hq * d, D, bias=False)
 
-    def forward(self, x, cos, sin, bias, past=None):
-        # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T.
+    def forward(self, x, cos, sin, bias, past=None, watch_head=None):
+        # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T. With
+        # watch_head, also returns that query head's attention probabilities [B, T, S] (None otherwise).
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.hq, self.d).transpose(1, 2)
         k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
@@ -188,8 +189,10 @@ class DecoderAttention(nn.Module):
         group = self.hq // self.hkv
         q = q.reshape(B, self.hkv, group * T, self.d)
         scores = (q @ k.transpose(-1, -2)).view(B, self.hkv, group, T, -1) + bias[:, None, None]
-        out = (scores.softmax(-1).view(B, self.hkv, group * T, -1) @ v).view(B, self.hq, T, self.d)
-        return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv
+        probs = scores.softmax(-1)
+        out = (probs.view(B, self.hkv, group * T, -1) @ v).view(B, self.hq, T, self.d)
+        watched = None if watch_head is None else probs[:, watch_head // group, watch_head % group]
+        return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv, watched
 
 
 class DecoderLayer(nn.Module):
@@ -200,10 +203,10 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.mlp = SwiGLU(cfg["hidden_size"], cfg["intermediate_size"])
 
-    def forward(self, x, cos, sin, bias, past=None):
-        h, new_kv = self.self_attn(self.input_layernorm(x), cos, sin, bias, past)
+    def forward(self, x, cos, sin, bias, past=None, watch_head=None):
+        h, new_kv, watched = self.self_attn(self.input_layernorm(x), cos, sin, bias, past, watch_head)
         x = x + h
-        return x + self.mlp(self.post_attention_layernorm(x)), new_kv
+        return x + self.mlp(self.post_attention_layernorm(x)), new_kv, watched
 
 
 class TextModel(nn.Module):
@@ -254,14 +257,19 @@ class SaccadeOCR(nn.Module):
                 x[b, slots] = emb.to(x.dtype)
         return x
 
-    def forward(self, input_ids, pos3, mask, image_embeds=None):
-        """Whole sequences: input_ids [B, T], pos3 [B, T, 3], mask [B, T, T] bool -> logits [B, T, V]."""
+    def forward(self, input_ids, pos3, mask, image_embeds=None, watch=None):
+        """Whole sequences: input_ids [B, T], pos3 [B, T, 3], mask [B, T, T] bool -> logits [B, T, V].
+
+        watch=(layer, head) also returns that head's attention probabilities [B, T, T]: (logits, probs)."""
         x = self.embed(input_ids, image_embeds)
         cos, sin = self._rope(pos3)
         bias = attention_bias(mask, x.dtype)
-        for layer in self.model.layers:
-            x, _ = layer(x, cos, sin, bias)
-        return self.lm_head(self.model.norm(x))
+        watched = None
+        for i, layer in enumerate(self.model.layers):
+            x, _, probs = layer(x, cos, sin, bias, watch_head=watch[1] if watch and watch[0] == i else None)
+            watched = probs if probs is not None else watched
+        logits = self.lm_head(self.model.norm(x))
+        return logits if watch is None else (logits, watched)
 
     def extend(self, x, pos3, mask, cache):
         """Batch-1 forward of new embeddings x [1, T, D] after `cache` (list of per-layer (k, v) or None).
@@ -273,7 +281,7 @@ class SaccadeOCR(nn.Module):
         bias = attention_bias(mask, x.dtype)
         new = []
         for i, layer in enumerate(self.model.layers):
-            x, kv = layer(x, cos, sin, bias, None if cache is None else cache[i])
+            x, kv, _ = layer(x, cos, sin, bias, None if cache is None else cache[i])
             new.append(kv)
         return self.lm_head(self.model.norm(x)), new
 
