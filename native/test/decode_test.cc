@@ -277,6 +277,21 @@ TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_pr
   CHECK(probes == std::vector<int>({16, 49, 114}));
 }
 
+TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
+  ForwardCosts steep;
+  steep.widths = {1, 65};
+  steep.seconds = {1e-3, 65e-3};
+  BlockSizer line(steep, 64);
+  for (int i = 0; i < 50; ++i) line.observe(10, 0);
+  for (int i = 0; i < 16 + 1 + 10; ++i) line.next();  // one probe, then 10 of the 32 AR steps before the next
+  // Short lines: the next region goes on waiting 22 more steps, not 16 from scratch.
+  BlockSizer next_line(steep, 64, line.memory());
+  std::vector<int> probes;
+  for (int i = 0; i < 23 + 64; ++i)
+    if (next_line.next() != 0) probes.push_back(i);
+  CHECK(probes == std::vector<int>({22}));
+}
+
 TEST(block_sizer_starts_from_what_earlier_regions_of_its_kind_taught) {
   ForwardCosts steep;
   steep.widths = {1, 65};

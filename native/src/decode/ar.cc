@@ -16,7 +16,6 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
     if (active.empty()) break;
     const double t0 = now_ms();
     const std::vector<std::vector<float>> logits = forward_batch(ctx.decoder, active, rows);
-    const double ms = now_ms() - t0;
     for (size_t i = 0; i < active.size(); ++i) {
       Sequence& seq = *active[i];
       const float* row = logits[i].data();
@@ -27,8 +26,10 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
       seq.end_step(0);
       seq.commit({{id, TokenSource::AR, -1.0f, prob, 0}}, round, ctx.sink);
       ++seq.stats().rounds;
-      seq.stats().decode_ms += ms;
     }
+    // Decode time is the step's wall time, picking and commits included, as for the other strategies.
+    const double ms = now_ms() - t0;
+    for (Sequence* s : active) s->stats().decode_ms += ms;
   }
 }
 

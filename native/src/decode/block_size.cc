@@ -130,17 +130,18 @@ int BlockSizer::best_block() const {
 
 int BlockSizer::next() {
   const int best = best_block();
+  SpeculationMemory& m = learnt_;
   if (rate(best) >= rate(0) && !speculation_measured_slower()) {
-    ar_streak_ = 0;
-    probe_after_ = kProbeEvery;
+    m.ar_streak = 0;
+    m.probe_after = kFirstProbeAfter;
     return best;
   }
-  if (ar_streak_ >= probe_after_) {
-    ar_streak_ = 0;
-    probe_after_ = std::min(2 * probe_after_, kProbeMax);
+  if (m.ar_streak >= m.probe_after) {
+    m.ar_streak = 0;
+    m.probe_after = std::min(2 * m.probe_after, kProbeMax);
     return best;
   }
-  ++ar_streak_;
+  ++m.ar_streak;
   return 0;
 }
 

@@ -20,6 +20,9 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
+// AR steps before the first probe of speculation (BlockSizer::next).
+constexpr int kFirstProbeAfter = 16;
+
 // What a sizer has learnt, handed from one region to the next region of the same kind: acceptance
 // pseudo-counts and the measured / predicted round-time ratios. Without it every region would start from the
 // optimistic prior and pay for its first rounds again.
@@ -28,6 +31,9 @@ struct SpeculationMemory {
   double ar_scale = 1, spec_scale = 1;
   // Decayed sums of measured seconds and committed tokens, for AR steps and for speculative rounds.
   double ar_seconds = 0, ar_tokens = 0, spec_seconds = 0, spec_tokens = 0;
+  // The probe schedule: AR steps since the last speculative round, and how many to wait for. Kept across
+  // regions because a page's lines are short: restarting it per line would probe every line.
+  int ar_streak = 0, probe_after = kFirstProbeAfter;
 };
 
 // Per model: the forward-cost calibration (measured on first use) and the memory per region kind.
@@ -38,11 +44,11 @@ struct SpeculationState {
 
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
 // CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
-// speculative round after kProbeEvery steps, then after twice as many each time a probe does not win, so a
-// region whose drafts become good is noticed without paying for a probe every few tokens.
+// speculative round after kFirstProbeAfter steps, then after twice as many each time a probe does not win (up to
+// kProbeMax), so a region whose drafts become good is noticed without paying for a probe every few tokens.
 class BlockSizer {
  public:
-  static constexpr int kProbeEvery = 16, kProbeMax = 256;
+  static constexpr int kProbeMax = 256;
   // Memory counts are capped at kMemoryWeight pseudo-events so a region unlike its predecessors moves the
   // estimate within a few rounds.
   static constexpr double kMemoryWeight = 12;
@@ -72,8 +78,7 @@ class BlockSizer {
  private:
   ForwardCosts costs_;
   int max_block_;
-  int ar_streak_ = 0, probe_after_ = kProbeEvery;
-  SpeculationMemory learnt_;  // acceptance counts, time ratios and measured sums, handed on by memory()
+  SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
   double predicted(int B) const;
   // Rate of block size B given the expected committed tokens of its round.
   double spec_rate(int B, double expected) const;

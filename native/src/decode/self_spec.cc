@@ -157,9 +157,9 @@ void take_verify(DecodeContext& ctx, RoundState& r, const std::vector<float>& lo
   ++r.forwards;
 }
 
-void emit_round(DecodeContext& ctx, const RoundState& r, int round) {
+void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round_ms) {
   ++r.seq->stats().rounds;
-  r.seq->stats().decode_ms += r.draft_ms + r.verify_ms;
+  r.seq->stats().decode_ms += round_ms;
   Event e{};
   e.type = Event::Type::Round;
   e.region_id = r.seq->id();
@@ -236,10 +236,10 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
       }
     }
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
-    const double round_s = (now_ms() - round_t0) / 1000;
+    const double round_ms = now_ms() - round_t0;
     for (const RoundState& r : st) {
-      if (r.sizer) r.sizer->observe_time(r.B, round_s, int(r.committed.size()));
-      emit_round(ctx, r, round);
+      if (r.sizer) r.sizer->observe_time(r.B, round_ms / 1000, int(r.committed.size()));
+      emit_round(ctx, r, round, round_ms);
     }
   }
 }
