@@ -26,6 +26,8 @@ def main():
     ev = json.load(open(os.path.join(run_dir, "eval.json")))
     command = open(os.path.join(run_dir, "command.txt")).read().strip()
     glyph_note = f", glyph {last['glyph_loss']:.3f} nats/character" if last.get("glyph_loss") else ""
+    if last.get("look_loss"):
+        glyph_note += f", look {last['look_loss']:.3f} nats/character"
     vision = sum(p.numel() for n, p in model.named_parameters() if n.startswith(("vision.", "merger.")))
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev"), ev.get("tesseract")
     rows = [
@@ -74,7 +76,9 @@ docs/model-format.md.
   (`training/saccade/masks.py`): AR loss on the clean stream, masked-diffusion loss on the corrupted
   streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
   offset per sample; loss 0.5 AR + 0.5 diffusion, plus (when the run used it) the glyph objective: a linear
-  head, not exported, told which characters each image cell covers (docs/decisions/0009).
+  head, not exported, told which characters each image cell covers (docs/decisions/0009), and the look
+  objective: decoder layer 2's head 0 told to attend to the cells of the character being written
+  (`training/saccade/looking.py`; an ordinary head, nothing added to the checkpoint).
 - Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (notes.md: every launch and intervention; log.jsonl,
   curves.png, command.txt, eval.json).
   {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,

@@ -22,7 +22,8 @@ def main():
                              gridspec_kw={"height_ratios": [3] + [1] * (panels - 1)})
     ax, ax_lr = axes[0], axes[-1]
     for key, label in (("ar_loss", "AR (clean stream)"), ("diff_loss", "diffusion (masked slots)"),
-                       ("glyph_loss", "glyph objective (nats/character)")):
+                       ("glyph_loss", "glyph objective (nats/character)"),
+                       ("look_loss", "look objective (nats/character)")):
         if any(r.get(key) for r in recs):
             ax.plot(minutes, [r.get(key) for r in recs], label=label)
     ax.set_yscale("log")

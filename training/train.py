@@ -136,9 +136,13 @@ def train(rank, args, port=None):
     if resume:
         state = torch.load(resume)
         model.load_state_dict(state["model"])
-        if glyph_head is not None:
+        had_head = state.get("glyph_head") is not None
+        if glyph_head is not None and had_head:
             glyph_head.load_state_dict(state["glyph_head"])
-        opt.load_state_dict(state["optimizer"])
+        if (glyph_head is not None) == had_head:
+            opt.load_state_dict(state["optimizer"])
+        elif rank == 0:  # the optimizer's state belongs to other parameters: it restarts
+            print("the glyph head was switched on or off since the checkpoint: optimizer restarted", flush=True)
         step, elapsed, samples_seen = state["step"], state["elapsed"], state["samples"]
         if rank == 0:
             print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
