@@ -134,7 +134,7 @@ export interface RegionStats {
   decodeMs: number;
   /** Decoder attention time while decoding (prefill excluded), fixation scoring included. */
   attentionMs: number;
-  /** Mean share of image tokens attended by non-focal layers (1 without fixation). */
+  /** Mean share of image tokens attended by non-focal layers, fixation warm-up counted as 1 (1 without fixation). */
   visualTokenFraction: number;
   /** Tokens taken back by the repetition guard (already gone from the text). */
   retractedTokens: number;

@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     fixation: {
       mode: 'ar',
       keep_ratio: DEFAULT_DECODE_OPTIONS.fixation.keepRatio,
-      visual_token_fraction: round(sum(arFix, (r) => r.stats.visualTokenFraction) / Math.max(1, arFix.regions.length)),
+      visual_token_fraction: round(sum(arFix, (r) => r.stats.visualTokenFraction * r.stats.forwards) / Math.max(1, sum(arFix, (r) => r.stats.forwards))),
       attention_speedup: round(ratio(attention(ar), attention(arFix)), 3),
       accuracy_retained: round(ratio(meanScore(arFix), meanScore(ar))),
       decode_speedup: round(ratio(decodeMs(ar), decodeMs(arFix)), 3),

@@ -57,7 +57,7 @@ struct Job final : EventSink {
     try {
       std::lock_guard<std::mutex> lk(model->run_mu);
       if (!model->model) throw EngineError("model is closed");
-      fin->result = decode_regions(*model->model, regions, opts, *this, cancel, &model->speculation);
+      fin->result = decode_regions(*model->model, regions, opts, *this, cancel, &model->memory);
     } catch (const std::exception& e) {
       fin->error = e.what();
     } catch (...) {

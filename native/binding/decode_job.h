@@ -16,7 +16,7 @@ namespace saccade::js {
 struct ModelHandle {
   std::unique_ptr<Model> model;
   std::mutex run_mu;      // one decode or benchmark at a time per model
-  SpeculationState speculation;  // what blockSize auto has measured and learnt on this model
+  ModelMemory memory;  // what decoding has measured and learnt on this model (engine.h)
 };
 
 // Starts the job; returns { promise, cancel }.

@@ -34,9 +34,9 @@ std::vector<RegionInput> regions() {
           sctest::synthetic_region("c", 200, 30, 3)};
 }
 
-DecodeResult run(DecodeOptions o, Collect* sink = nullptr, SpeculationState* state = nullptr) {
+DecodeResult run(DecodeOptions o, Collect* sink = nullptr, ModelMemory* state = nullptr) {
   Collect local;
-  SpeculationState c;
+  ModelMemory c;
   std::atomic<bool> cancel{false};
   return decode_regions(tiny(), regions(), o, sink ? *sink : local, cancel, state ? state : &c);
 }
@@ -67,10 +67,10 @@ TEST(greedy_self_spec_equals_greedy_ar) {
 TEST(greedy_self_spec_with_auto_block_equals_ar) {
   const DecodeResult ar = run(opts(DecodeMode::AR, 0));
   Collect sink;
-  SpeculationState state;
+  ModelMemory state;
   const DecodeResult sp = run(opts(DecodeMode::Spec, 0), &sink, &state);
   CHECK(!state.costs.widths.empty() && state.costs.seconds.size() == state.costs.widths.size());
-  CHECK(!state.by_kind.empty());  // each decoded kind leaves its acceptance memory behind
+  CHECK(!state.speculation.empty());  // each decoded kind leaves its acceptance memory behind
   for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(sp.regions[i].tokens == ar.regions[i].tokens);
   CHECK(sink.count(Event::Type::Round) > 0);
 }
@@ -171,7 +171,7 @@ TEST(cancel_stops_decoding) {
   std::atomic<bool> cancel{false};
   CancelAfter sink;
   sink.flag = &cancel;
-  SpeculationState c;
+  ModelMemory c;
   const DecodeResult r = decode_regions(tiny(), regions(), opts(DecodeMode::AR, 0), sink, cancel, &c);
   CHECK(r.cancelled);
   CHECK(r.regions.size() == 1 && r.regions[0].tokens.size() < 10);
@@ -188,7 +188,7 @@ TEST(bad_options_are_rejected_with_the_field_name) {
   bad.kind = "poem";
   std::atomic<bool> cancel{false};
   Collect sink;
-  SpeculationState c;
+  ModelMemory c;
   CHECK_THROWS_WITH(decode_regions(tiny(), {bad}, opts(DecodeMode::AR, 0), sink, cancel, &c), "unknown region kind");
 }
 
@@ -200,7 +200,7 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
   lo.backend.threads = 2;
   auto m = load_model(sctest::write_tiny_checkpoint(spec, "favor"), lo);
   std::atomic<bool> cancel{false};
-  SpeculationState costs;
+  ModelMemory costs;
   Collect ar_sink;
   const DecodeResult ar = decode_regions(*m, regions(), opts(DecodeMode::AR, 0), ar_sink, cancel, &costs);
   int bonus = 0;
@@ -224,15 +224,36 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
   CHECK(bonus > 0);
 }
 
+TEST(fixation_warms_up_once_per_region_kind_and_model) {
+  DecodeOptions o = opts(DecodeMode::AR, 0);
+  o.fixation = {true, 3, 1, 0.25f};
+  ModelMemory memory;
+  const DecodeResult first = run(o, nullptr, &memory);
+  CHECK(memory.image_share.size() == 1);
+  CHECK(memory.image_share["text"].size() == size_t(tiny().cfg.text.num_layers));
+  const DecodeResult second = run(o, nullptr, &memory);
+  // The first region warmed up in the first call only; the others used the learnt focal layers both times.
+  CHECK(second.regions[0].stats.visual_token_fraction < first.regions[0].stats.visual_token_fraction);
+  for (size_t i = 1; i < first.regions.size(); ++i) {
+    CHECK(second.regions[i].tokens == first.regions[i].tokens);
+    CHECK(second.regions[i].stats.visual_token_fraction == first.regions[i].stats.visual_token_fraction);
+  }
+}
+
 TEST(batched_regions_decode_exactly_as_one_by_one) {
   for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
     for (bool fixation : {false, true}) {
       DecodeOptions o = opts(mode, 4);
       o.fixation = {fixation, 2, 1, 0.3f};
-      const DecodeResult single = run(o);
+      // One region at a time, later regions use the focal layers the first one learnt; in a batch all warm
+      // up together. Both start from the same learnt model memory, as a warm model would.
+      ModelMemory warm;
+      run(o, nullptr, &warm);
+      ModelMemory for_single = warm, for_batched = warm;
+      const DecodeResult single = run(o, nullptr, &for_single);
       o.batch_size = 3;
       Collect sink;
-      const DecodeResult batched = run(o, &sink);
+      const DecodeResult batched = run(o, &sink, &for_batched);
       CHECK(sink.count(Event::Type::RegionStart) == 3 && sink.count(Event::Type::RegionEnd) == 3);
       for (size_t i = 0; i < single.regions.size(); ++i) {
         CHECK(batched.regions[i].id == single.regions[i].id);
@@ -346,7 +367,7 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
   lo.backend.threads = 2;
   auto m = load_model(sctest::write_tiny_checkpoint(spec, "loop"), lo);
   std::atomic<bool> cancel{false};
-  SpeculationState state;
+  ModelMemory state;
   DecodeOptions o = opts(DecodeMode::AR, 0);
   o.max_new_tokens = 160;
   o.repeat_guard = false;

@@ -176,7 +176,7 @@ TEST(golden_greedy_tokens_match_reference_and_spec_equals_ar) {
   for_each_region([&](Golden& g, const std::string& name, const Json& e, const RegionInput& in) {
     std::atomic<bool> cancel{false};
     NullSink sink;
-    SpeculationState costs;
+    ModelMemory costs;
     const int B = g.model->cfg.diffusion_block_size;
     const auto ar = decode_regions(*g.model, {in}, greedy(DecodeMode::AR, 0, max_new), sink, cancel, &costs);
     CHECK_MSG(ar.regions[0].tokens == ids(e, "greedy_ar_ids"), name << " greedy AR ids differ from the reference");

@@ -1,8 +1,6 @@
 #pragma once
 // Hardware-aware block size: measured seconds per forward by width, and the block size per round that
 // maximises expected committed tokens per second under the running acceptance rate.
-#include <map>
-#include <string>
 #include <vector>
 
 #include "model/model.h"
@@ -34,12 +32,6 @@ struct SpeculationMemory {
   // The probe schedule: AR steps since the last speculative round, and how many to wait for. Kept across
   // regions because a page's lines are short: restarting it per line would probe every line.
   int ar_streak = 0, probe_after = kFirstProbeAfter;
-};
-
-// Per model: the forward-cost calibration (measured on first use) and the memory per region kind.
-struct SpeculationState {
-  ForwardCosts costs;
-  std::map<std::string, SpeculationMemory> by_kind;
 };
 
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a

@@ -41,7 +41,7 @@ void validate(const DecodeOptions& o, int num_layers) {
 std::vector<int> calibration_widths() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 33, 48, 65}; }
 
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
-                            EventSink& sink, const std::atomic<bool>& cancel, SpeculationState* speculation) {
+                            EventSink& sink, const std::atomic<bool>& cancel, ModelMemory* memory) {
   validate(o, m.cfg.text.num_layers);
   DecodeResult result;
   Decoder dec(m);
@@ -56,7 +56,9 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
     std::vector<std::unique_ptr<Sequence>> owned;
     std::vector<Sequence*> seqs;
     for (size_t i = first; i < std::min(regions.size(), first + group); ++i) {
-      owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, max_block));
+      const auto learnt = memory->image_share.find(regions[i].kind);
+      owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, max_block,
+                                                 learnt == memory->image_share.end() ? nullptr : &learnt->second));
       Sequence& seq = *owned.back();
       seqs.push_back(&seq);
       Event start{};
@@ -75,20 +77,24 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       case DecodeMode::Spec: {
         std::vector<std::unique_ptr<BlockSizer>> sizers(seqs.size());
         if (auto_block) {
-          ForwardCosts& costs = speculation->costs;
+          ForwardCosts& costs = memory->costs;
           if (costs.widths.empty())
             costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
           for (size_t i = 0; i < seqs.size(); ++i)
-            sizers[i] = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, speculation->by_kind[seqs[i]->kind()]);
+            sizers[i] = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, memory->speculation[seqs[i]->kind()]);
         }
         decode_self_spec(ctx, seqs, sizers);
         for (size_t i = 0; i < seqs.size(); ++i)
-          if (sizers[i]) speculation->by_kind[seqs[i]->kind()] = sizers[i]->memory();
+          if (sizers[i]) memory->speculation[seqs[i]->kind()] = sizers[i]->memory();
         break;
       }
     }
     for (Sequence* seq : seqs) {
-      if (seq->fixation()) seq->stats().visual_token_fraction = seq->fixation()->visual_token_fraction();
+      if (FixationController* fix = seq->fixation()) {
+        seq->stats().visual_token_fraction = fix->visual_token_fraction();
+        if (const std::vector<double>* share = fix->measured_share())
+          memory->image_share.emplace(seq->kind(), *share);  // the kind's first warm-up decides
+      }
       RegionResult r{seq->id(), m.tokenizer.decode(seq->output()), seq->output(), seq->stats()};
       if (seq->done()) {
         Event end{};

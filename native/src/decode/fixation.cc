@@ -21,13 +21,25 @@ std::vector<int> top_k(const float* v, int n, int k) {
 }
 }  // namespace
 
-FixationController::FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end)
+FixationController::FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end,
+                                       const std::vector<double>* learnt_share)
     : o_(o), layers_(num_layers), ib_(img_begin), ie_(img_end), n_img_(img_end - img_begin),
       keep_k_(std::max(1, int(std::ceil(double(o.keep_ratio) * (img_end - img_begin))))),
-      share_(size_t(num_layers), 0.0), is_focal_(size_t(num_layers), 0) {}
+      share_(size_t(num_layers), 0.0), is_focal_(size_t(num_layers), 0) {
+  if (learnt_share && learnt_share->size() == share_.size() && n_img_ > 0) {
+    share_ = *learnt_share;
+    learnt_ = true;
+    select_focal_layers();
+  }
+}
 
 void FixationController::begin_forward(int rows) {
   rows_ = rows;
+  if (!pruning_ && n_img_ > 0) {
+    const int full_layers = layers_ - std::min(o_.focal_layers, layers_);
+    frac_sum_ += double(rows) * full_layers;
+    frac_n_ += long(rows) * full_layers;
+  }
   keep_.assign(size_t(rows), carried_);
   keep_ptr_.assign(size_t(rows), nullptr);
   keep_n_.assign(size_t(rows), 0);

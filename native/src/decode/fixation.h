@@ -2,7 +2,8 @@
 // Visual fixation (FastOCR, BRIEF section 3) as an attention hook on one sequence.
 //
 // Warm-up: the first warmup_steps decode forwards run full attention and record, per layer, the share of
-// attention mass on image tokens. The focal_layers layers with the largest share become focal. After that a
+// attention mass on image tokens. The focal_layers layers with the largest share become focal. A controller
+// given the shares an earlier region of the same kind measured starts with its focal layers instead. After that a
 // focal layer attends to the full image KV, and each query row keeps its own top keep_ratio image tokens
 // (per-row rule, docs/decisions/0004-fixation-in-blocks.md); the following non-focal layers attend only to
 // that row's selection plus all text. Layers before the first focal layer use the selection carried from the
@@ -17,7 +18,9 @@ namespace saccade {
 
 class FixationController final : public AttentionHook {
  public:
-  FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end);
+  // learnt_share: per layer image-attention shares from an earlier warm-up (nullptr: warm up here).
+  FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end,
+                     const std::vector<double>* learnt_share = nullptr);
 
   void begin_forward(int rows);
   void before_attention(int layer, AttentionArgs& a) override;
@@ -29,8 +32,11 @@ class FixationController final : public AttentionHook {
   bool row_fixation(int row, Fixation* out) const;
   bool pruning() const { return pruning_; }
   const std::vector<int>& focal_layers() const { return focal_; }
-  // Mean fraction of image tokens visible to non-focal layers (1 during warm-up).
+  // Mean over forwards, rows and non-focal layers of the fraction of image tokens attended to; warm-up
+  // forwards count as 1 for as many layers as will not be focal.
   double visual_token_fraction() const { return frac_n_ ? frac_sum_ / double(frac_n_) : 1.0; }
+  // The per-layer shares this controller's own warm-up measured (nullptr before its end, or when learnt).
+  const std::vector<double>* measured_share() const { return pruning_ && !learnt_ ? &share_ : nullptr; }
   int keep_count() const { return keep_k_; }
 
  private:
@@ -39,7 +45,7 @@ class FixationController final : public AttentionHook {
   FixationOptions o_;
   int layers_, ib_, ie_, n_img_, keep_k_;
   int steps_ = 0;
-  bool pruning_ = false;
+  bool pruning_ = false, learnt_ = false;
   std::vector<double> share_;  // per layer, summed over warm-up rows
   std::vector<int> focal_;     // ascending
   std::vector<char> is_focal_;

@@ -41,7 +41,9 @@ struct Commit {
 class Sequence {
  public:
   // Preprocesses and encodes the image, prefills [BOS, IMG x N]; the prompt token becomes pending().
-  Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block);
+  // image_share: fixation's per-layer image-attention shares learnt on an earlier region (nullptr: none).
+  Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block,
+           const std::vector<double>* image_share = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& kind() const { return kind_; }

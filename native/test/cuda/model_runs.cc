@@ -34,9 +34,9 @@ DecodeRun run_decode(saccade::Model& m, const saccade::RegionInput& in, saccade:
   o.fixation.enabled = fixation;
   DiscardEvents sink;
   std::atomic<bool> cancel{false};
-  saccade::SpeculationState speculation;
+  saccade::ModelMemory memory;
   const double t0 = saccade::now_ms();
-  saccade::DecodeResult r = saccade::decode_regions(m, {in}, o, sink, cancel, &speculation);
+  saccade::DecodeResult r = saccade::decode_regions(m, {in}, o, sink, cancel, &memory);
   DecodeRun run;
   run.wall_ms = saccade::now_ms() - t0;
   if (r.regions.size() != 1) throw saccade::EngineError("decode_regions returned no region for " + in.id);
