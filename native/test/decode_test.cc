@@ -284,11 +284,12 @@ TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_goo
   CHECK(good.next() == 64);
 }
 
-TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_probes) {
-  ForwardCosts steep;  // CPU: a forward of w tokens costs w single-token forwards
-  steep.widths = {1, 65};
-  steep.seconds = {1e-3, 65e-3};
-  BlockSizer bad(steep, 64);
+TEST(block_sizer_falls_back_to_ar_steps_when_drafts_are_poor_and_still_probes) {
+  ForwardCosts moderate;  // wide forwards cost more, but full blocks of good drafts would pay
+  moderate.widths = {1, 65};
+  moderate.seconds = {1e-3, 8e-3};
+  BlockSizer bad(moderate, 64);
+  CHECK(bad.speculation_can_pay());
   for (int i = 0; i < 50; ++i) bad.observe(10, 0);
   CHECK(bad.rate(0) > bad.rate(bad.best_block()));
   // AR steps, with probes after 16, then 32, then 64 more AR steps.
@@ -298,15 +299,25 @@ TEST(block_sizer_falls_back_to_ar_steps_when_speculation_cannot_pay_and_still_pr
   CHECK(probes == std::vector<int>({16, 49, 114}));
 }
 
-TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
-  ForwardCosts steep;
+TEST(block_sizer_never_speculates_where_even_perfect_drafts_cannot_pay) {
+  ForwardCosts steep;  // compute-bound CPU: a forward of w tokens costs w single-token forwards
   steep.widths = {1, 65};
   steep.seconds = {1e-3, 65e-3};
-  BlockSizer line(steep, 64);
+  BlockSizer s(steep, 64);
+  for (int i = 0; i < 50; ++i) s.observe(31, 31);  // however good the drafts
+  CHECK(!s.speculation_can_pay());
+  for (int i = 0; i < 1000; ++i) CHECK(s.next() == 0);  // not even a probe
+}
+
+TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
+  ForwardCosts moderate;
+  moderate.widths = {1, 65};
+  moderate.seconds = {1e-3, 8e-3};
+  BlockSizer line(moderate, 64);
   for (int i = 0; i < 50; ++i) line.observe(10, 0);
   for (int i = 0; i < 16 + 1 + 10; ++i) line.next();  // one probe, then 10 of the 32 AR steps before the next
   // Short lines: the next region goes on waiting 22 more steps, not 16 from scratch.
-  BlockSizer next_line(steep, 64, line.memory());
+  BlockSizer next_line(moderate, 64, line.memory());
   std::vector<int> probes;
   for (int i = 0; i < 23 + 64; ++i)
     if (next_line.next() != 0) probes.push_back(i);

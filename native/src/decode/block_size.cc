@@ -128,7 +128,15 @@ int BlockSizer::best_block() const {
   return best;
 }
 
+bool BlockSizer::speculation_can_pay() const {
+  const double ar = rate(0);
+  for (int B = 1; B <= max_block_; ++B)
+    if (spec_rate(B, B + 1) > ar) return true;  // all accepted: a_1, d_2..d_B and the bonus
+  return false;
+}
+
 int BlockSizer::next() {
+  if (!speculation_can_pay()) return 0;
   const int best = best_block();
   SpeculationMemory& m = learnt_;
   if (rate(best) >= rate(0) && !speculation_measured_slower()) {

@@ -36,8 +36,10 @@ struct SpeculationMemory {
 
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
 // CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
-// speculative round after kFirstProbeAfter steps, then after twice as many each time a probe does not win (up to
-// kProbeMax), so a region whose drafts become good is noticed without paying for a probe every few tokens.
+// speculative round after kFirstProbeAfter steps, then after twice as many each time a probe does not win (up
+// to kProbeMax), so a region whose drafts become good is noticed without paying for a probe every few tokens.
+// Where the forward costs leave speculation slower than AR even if every draft were accepted (a small model
+// on a compute-bound CPU), it never probes: nothing a probe could measure would change the choice.
 class BlockSizer {
  public:
   static constexpr int kProbeMax = 256;
@@ -62,6 +64,8 @@ class BlockSizer {
   void observe_time(int B, double seconds, int committed);
   // True when measured speculative rounds cost more per committed token than measured AR steps.
   bool speculation_measured_slower() const;
+  // True when some block size would beat AR steps were every drafted token accepted.
+  bool speculation_can_pay() const;
   // Per-token acceptance probability (geometric model, prior 0.8).
   double alpha() const;
   // Expected committed tokens per second for block size B (B = 0: plain AR).
