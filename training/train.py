@@ -47,6 +47,11 @@ def parse_args(argv=None):
     p.add_argument("--kv-heads", type=int, default=2)
     p.add_argument("--max-target-tokens", type=int, default=240, help="longer regions are skipped")
     p.add_argument("--vision-layers", type=int, default=3)
+    p.add_argument("--merge-size", type=int, default=None,
+                   help="patches merged per image token along each side (default: the config's); 1 gives every "
+                        "16-pixel patch its own token")
+    p.add_argument("--max-image-tokens", type=int, default=None,
+                   help="image tokens per region (default: the config's); larger regions are scaled down")
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--glyph-weight", type=float, default=1.0,
@@ -120,6 +125,11 @@ def train(rank, args, port=None):
                             hidden_size=args.hidden, num_attention_heads=args.heads,
                             num_key_value_heads=args.kv_heads)
     config["vision_config"]["num_layers"] = args.vision_layers
+    if args.merge_size is not None:
+        config["vision_config"]["merge_size"] = args.merge_size
+        config["image"]["unit"] = config["vision_config"]["patch_size"] * args.merge_size
+    if args.max_image_tokens is not None:
+        config["image"]["max_image_tokens"] = args.max_image_tokens
     model = SaccadeOCR(config)
     tc = config["text_config"]
     # Trained beside the model, never exported (saccade/glyphs.py).
@@ -148,7 +158,8 @@ def train(rank, args, port=None):
             print(f"resumed from {resume} at step {step}, {elapsed / 60:.1f} min", flush=True)
     elif args.init_from:
         from saccade.checkpoint import load
-        model.load_state_dict(load(args.init_from).state_dict())
+        source = load(args.init_from)
+        model.load_state_dict(adapt_merger(source.state_dict(), source.config, config))
         if rank == 0:
             print(f"initialised from {args.init_from}", flush=True)
     if rank == 0:
@@ -241,6 +252,24 @@ def train(rank, args, port=None):
         print(f"done: step {step}, {samples_seen} samples, checkpoint {ckpt_dir}/last.pt", flush=True)
     if distributed:
         dist.destroy_process_group()
+
+
+def adapt_merger(state, source_config, config):
+    """`state` of a model whose merge size may differ from `config`'s, ready for a model of `config`.
+
+    Going from m x m merged patches to one patch per token, the merger's first layer sees one patch where it
+    saw m * m; summing its weight blocks makes it answer a patch as it answered a cell of m * m copies of it,
+    so the decoder starts from image embeddings it knows rather than from noise."""
+    m_from = source_config["vision_config"]["merge_size"]
+    m_to = config["vision_config"]["merge_size"]
+    if m_from == m_to:
+        return state
+    if m_to != 1:
+        raise ValueError(f"cannot start a merge size {m_to} model from a merge size {m_from} one (only 1 is derived)")
+    w = state["merger.fc1.weight"]  # [D, m * m * Dv], blocks in the cell's row-major patch order
+    state = dict(state)
+    state["merger.fc1.weight"] = w.view(w.shape[0], m_from * m_from, -1).sum(1)
+    return state
 
 
 def average_gradients(params, ranks):
