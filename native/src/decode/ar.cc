@@ -20,9 +20,16 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
       Sequence& seq = *active[i];
       const float* row = logits[i].data();
       seq.cache().len += 1;
-      const std::vector<float> p = distribution(row, V, o.temperature, o.top_p);
-      const int id = o.temperature > 0 ? sample(p, ctx.rng) : argmax(row, V);
-      const float prob = o.temperature > 0 ? p[size_t(id)] : softmax_prob(row, V, id);
+      int id;
+      float prob;
+      if (o.temperature > 0) {
+        const std::vector<float> p = distribution(row, V, o.temperature, o.top_p);
+        id = sample(p, ctx.rng);
+        prob = p[size_t(id)];
+      } else {  // greedy: no distribution to build, as in self-spec's steps
+        id = argmax(row, V);
+        prob = softmax_prob(row, V, id);
+      }
       seq.end_step(0);
       seq.commit({{id, TokenSource::AR, -1.0f, prob, 0}}, round, ctx.sink);
       ++seq.stats().rounds;
