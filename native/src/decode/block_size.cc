@@ -64,6 +64,8 @@ BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemor
     learnt_.accepted *= kMemoryWeight / total;
     learnt_.rejected *= kMemoryWeight / total;
   }
+  for (int B = 1; B <= max_block_; ++B)  // all accepted: a_1, d_2..d_B and the bonus
+    full_acceptance_rate_ = std::max(full_acceptance_rate_, (B + 1) / predicted(B));
 }
 
 SpeculationMemory BlockSizer::memory() const { return learnt_; }
@@ -128,12 +130,7 @@ int BlockSizer::best_block() const {
   return best;
 }
 
-bool BlockSizer::speculation_can_pay() const {
-  const double ar = rate(0);
-  for (int B = 1; B <= max_block_; ++B)
-    if (spec_rate(B, B + 1) > ar) return true;  // all accepted: a_1, d_2..d_B and the bonus
-  return false;
-}
+bool BlockSizer::speculation_can_pay() const { return full_acceptance_rate_ / learnt_.spec_scale > rate(0); }
 
 int BlockSizer::next() {
   if (!speculation_can_pay()) return 0;

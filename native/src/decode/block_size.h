@@ -75,6 +75,9 @@ class BlockSizer {
   ForwardCosts costs_;
   int max_block_;
   SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
+  // Best tokens per predicted second over all B were every draft accepted: fixed by the costs, so the
+  // per-round check of speculation_can_pay() only applies the current time ratios to it.
+  double full_acceptance_rate_ = 0;
   double predicted(int B) const;
   // Rate of block size B given the expected committed tokens of its round.
   double spec_rate(int B, double expected) const;
