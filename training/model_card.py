@@ -25,9 +25,8 @@ def main():
     last = recs[-1]
     ev = json.load(open(os.path.join(run_dir, "eval.json")))
     command = open(os.path.join(run_dir, "command.txt")).read().strip()
-    glyph_note = f", glyph {last['glyph_loss']:.3f} nats/character" if last.get("glyph_loss") else ""
-    if last.get("look_loss"):
-        glyph_note += f", look {last['look_loss']:.3f} nats/character"
+    aux_note = "".join(f", {name} {last[key]:.3f} nats/character"
+                       for name, key in (("glyph", "glyph_loss"), ("look", "look_loss")) if last.get(key))
     vision = sum(p.numel() for n, p in model.named_parameters() if n.startswith(("vision.", "merger.")))
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev"), ev.get("tesseract")
     rows = [
@@ -83,7 +82,7 @@ docs/model-format.md.
   curves.png, command.txt, eval.json).
   {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,
   fp32, AdamW, peak lr from the command; `--init-from` continues an earlier run's export). Final losses: AR {last['ar_loss']:.3f},
-  diffusion {last['diff_loss']:.3f} nats/token{glyph_note}.
+  diffusion {last['diff_loss']:.3f} nats/token{aux_note}.
 - Command(s):
 
 ```

@@ -184,7 +184,12 @@ def train(rank, args, port=None):
     model.train()
     t0 = time.time() - elapsed
     last_ckpt = time.time()
-    window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "look": 0.0, "n": 0, "samples": 0, "t": time.time()}
+    losses = ("loss", "ar_loss", "diff_loss", "glyph_loss", "look_loss")  # the order of stats[1:]
+
+    def new_window(t):
+        return {**dict.fromkeys(losses, 0.0), "n": 0, "samples": 0, "t": t}
+
+    window = new_window(time.time())
 
     def save():
         state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
@@ -222,11 +227,8 @@ def train(rank, args, port=None):
         step += 1
         n = int(stats[0])
         samples_seen += n
-        window["loss"] += float(stats[1])
-        window["ar"] += float(stats[2])
-        window["diff"] += float(stats[3])
-        window["glyph"] += float(stats[4])
-        window["look"] += float(stats[5])
+        for key, value in zip(losses, stats[1:].tolist()):
+            window[key] += value
         window["n"] += 1
         window["samples"] += n
         if rank != 0:
@@ -234,16 +236,14 @@ def train(rank, args, port=None):
         if step % 10 == 0:
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
-                   "loss": window["loss"] / window["n"], "ar_loss": window["ar"] / window["n"],
-                   "diff_loss": window["diff"] / window["n"], "glyph_loss": window["glyph"] / window["n"],
-                   "look_loss": window["look"] / window["n"], "lr": lr,
+                   **{key: window[key] / window["n"] for key in losses}, "lr": lr,
                    "samples_per_s": window["samples"] / (now - window["t"])}
             if step % 50 == 0:
                 rec["image_gain"] = image_gain(model, probe)
             log.write(json.dumps(rec) + "\n")
             log.flush()
             print(json.dumps(rec), flush=True)
-            window = {"loss": 0.0, "ar": 0.0, "diff": 0.0, "glyph": 0.0, "look": 0.0, "n": 0, "samples": 0, "t": now}
+            window = new_window(now)
         if time.time() - last_ckpt > args.ckpt_every * 60:
             save()
             last_ckpt = time.time()
