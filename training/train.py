@@ -52,6 +52,9 @@ def parse_args(argv=None):
                         "16-pixel patch its own token")
     p.add_argument("--max-image-tokens", type=int, default=None,
                    help="image tokens per region (default: the config's); larger regions are scaled down")
+    p.add_argument("--stem-channels", type=lambda t: [int(c) for c in t.split(",")], default=None,
+                   help="channels of the vision encoder's stride-2 convolutions, e.g. 16,32,64,128 (format 3; "
+                        "default: a linear patch embedding)")
     p.add_argument("--intermediate", type=int, default=512, help="decoder SwiGLU width")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--glyph-weight", type=float, default=1.0,
@@ -130,6 +133,9 @@ def train(rank, args, port=None):
         config["image"]["unit"] = config["vision_config"]["patch_size"] * args.merge_size
     if args.max_image_tokens is not None:
         config["image"]["max_image_tokens"] = args.max_image_tokens
+    if args.stem_channels:
+        config["vision_config"]["stem_channels"] = args.stem_channels
+        config["format_version"] = 3
     model = SaccadeOCR(config)
     tc = config["text_config"]
     # Trained beside the model, never exported (saccade/glyphs.py).
@@ -159,7 +165,10 @@ def train(rank, args, port=None):
     elif args.init_from:
         from saccade.checkpoint import load
         source = load(args.init_from)
-        model.load_state_dict(adapt_merger(source.state_dict(), source.config, config))
+        state, fresh = adapt_state(source.state_dict(), source.config, config)
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if unexpected or set(missing) != fresh:
+            raise ValueError(f"{args.init_from} does not fit this model: missing {missing}, unexpected {unexpected}")
         if rank == 0:
             print(f"initialised from {args.init_from}", flush=True)
     if rank == 0:
@@ -254,22 +263,32 @@ def train(rank, args, port=None):
         dist.destroy_process_group()
 
 
-def adapt_merger(state, source_config, config):
-    """`state` of a model whose merge size may differ from `config`'s, ready for a model of `config`.
+def adapt_state(state, source_config, config):
+    """(state, fresh): `state` of an exported model made ready for a model of `config`, and the names of the
+    parameters that start from their initialisation instead.
 
     Going from m x m merged patches to one patch per token, the merger's first layer sees one patch where it
     saw m * m; summing its weight blocks makes it answer a patch as it answered a cell of m * m copies of it,
-    so the decoder starts from image embeddings it knows rather than from noise."""
-    m_from = source_config["vision_config"]["merge_size"]
-    m_to = config["vision_config"]["merge_size"]
-    if m_from == m_to:
-        return state
-    if m_to != 1:
-        raise ValueError(f"cannot start a merge size {m_to} model from a merge size {m_from} one (only 1 is derived)")
-    w = state["merger.fc1.weight"]  # [D, m * m * Dv], blocks in the cell's row-major patch order
-    state = dict(state)
-    state["merger.fc1.weight"] = w.view(w.shape[0], m_from * m_from, -1).sum(1)
-    return state
+    so the decoder starts from image embeddings it knows rather than from noise. A convolutional stem added to
+    a model without one starts fresh, and so does the patch embedding behind it (its input changes)."""
+    src_v, dst_v = source_config["vision_config"], config["vision_config"]
+    state, fresh = dict(state), set()
+    m_from, m_to = src_v["merge_size"], dst_v["merge_size"]
+    if m_from != m_to:
+        if m_to != 1:
+            raise ValueError(f"cannot start a merge size {m_to} model from a merge size {m_from} one "
+                             "(only 1 is derived)")
+        w = state["merger.fc1.weight"]  # [D, m * m * Dv], blocks in the cell's row-major patch order
+        state["merger.fc1.weight"] = w.view(w.shape[0], m_from * m_from, -1).sum(1)
+    if src_v.get("stem_channels") != dst_v.get("stem_channels"):
+        if src_v.get("stem_channels"):
+            raise ValueError("cannot start a model from one with a different convolutional stem")
+        for name in ("vision.patch_embed.weight", "vision.patch_embed.bias"):
+            del state[name]
+            fresh.add(name)
+        for i in range(len(dst_v["stem_channels"])):
+            fresh |= {f"vision.stem.convs.{i}.weight", f"vision.stem.convs.{i}.bias"}
+    return state, fresh
 
 
 def average_gradients(params, ranks):

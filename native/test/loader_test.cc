@@ -1,5 +1,8 @@
 // Loading the checkpoint: valid files load; every kind of mismatch gives one clear error.
+#include <cmath>
+
 #include "model/model.h"
+#include "model/vision.h"
 #include "model/safetensors.h"
 #include "test.h"
 #include "tiny_checkpoint.h"
@@ -25,6 +28,35 @@ TEST(missing_config_key_is_named) {
   c.replace(c.find("\"eos_token_id\""), 14, "\"eos_token_xx\"");
   write_file(dir + "/config.json", c);
   CHECK_THROWS_WITH(load_model(dir, {}), "missing key eos_token_id");
+}
+
+TEST(stem_checkpoint_loads_and_its_config_is_checked) {
+  sctest::TinySpec spec;
+  spec.stem_channels = {4, 6, 8};
+  const std::string dir = sctest::write_tiny_checkpoint(spec, "stem");
+  auto m = load_model(dir, {});
+  CHECK(m->stem.size() == 3 && m->stem[2].in == 6 && m->stem[2].out == 8 && m->patch_embed.cols == 8);
+  std::vector<uint8_t> gray(size_t(40) * 70);
+  for (size_t i = 0; i < gray.size(); ++i) gray[i] = uint8_t(i * 37 % 251);
+  const PreparedImage im = prepare_image(m->cfg, gray.data(), 70, 40);
+  std::vector<float> feats(size_t(im.patch_rows) * im.patch_cols * 32);
+  Buffer enc = vision_encoder(*m, im);
+  CHECK(enc.size() == feats.size());
+  m->backend->download(feats.data(), enc.data(), feats.size());
+  for (float f : feats) CHECK(std::isfinite(f));
+  const std::string c = read_file(dir + "/config.json");
+  std::string v2 = c;
+  v2.replace(v2.find("\"format_version\":3"), 18, "\"format_version\":2");
+  write_file(dir + "/config.json", v2);
+  CHECK_THROWS_WITH(load_model(dir, {}), "stem_channels needs format_version 3");
+  std::string two = c;
+  two.replace(two.find("[4,6,8]"), 7, "[4,8]");
+  write_file(dir + "/config.json", two);
+  CHECK_THROWS_WITH(load_model(dir, {}), "must equal patch_size");
+  std::string wide = c;
+  wide.replace(wide.find("[4,6,8]"), 7, "[4,6,9]");
+  write_file(dir + "/config.json", wide);
+  CHECK_THROWS_WITH(load_model(dir, {}), "config expects [9, 6, 3, 3]");
 }
 
 TEST(config_that_does_not_match_weights_is_rejected) {

@@ -65,7 +65,14 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
   };
   const int P = 8, m = 2, Dv = s.vision_hidden, hv = Dv / s.vision_heads, D = s.hidden;
   const float w = s.weight_scale;
-  rand("vision.patch_embed.weight", {Dv, P * P}, w);
+  int stem_in = 1;
+  for (size_t i = 0; i < s.stem_channels.size(); ++i) {
+    const std::string p = "vision.stem.convs." + std::to_string(i) + ".";
+    rand(p + "weight", {s.stem_channels[i], stem_in, 3, 3}, w);
+    rand(p + "bias", {s.stem_channels[i]}, w);
+    stem_in = s.stem_channels[i];
+  }
+  rand("vision.patch_embed.weight", {Dv, s.stem_channels.empty() ? P * P : stem_in}, w);
   rand("vision.patch_embed.bias", {Dv}, w);
   for (int i = 0; i < s.vision_layers; ++i) {
     const std::string p = "vision.layers." + std::to_string(i) + ".";
@@ -115,8 +122,11 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
 
   const int half = s.head_dim / 2, st = half / 4, sh = (half - st) / 2, sw = half - st - sh;
   std::ostringstream c;
-  c << "{\"model_type\":\"saccade_ocr\",\"format_version\":2,\"torch_dtype\":\"float16\","
-    << "\"vision_config\":{\"patch_size\":8,\"in_channels\":1,\"hidden_size\":" << Dv << ",\"num_layers\":"
+  std::string stem;
+  for (int ch : s.stem_channels) stem += (stem.empty() ? "" : ",") + std::to_string(ch);
+  c << "{\"model_type\":\"saccade_ocr\",\"format_version\":" << (stem.empty() ? 2 : 3)
+    << ",\"torch_dtype\":\"float16\","
+    << "\"vision_config\":{" << (stem.empty() ? "" : "\"stem_channels\":[" + stem + "],") << "\"patch_size\":8,\"in_channels\":1,\"hidden_size\":" << Dv << ",\"num_layers\":"
     << s.vision_layers << ",\"num_heads\":" << s.vision_heads << ",\"intermediate_size\":" << s.vision_inter
     << ",\"merge_size\":2,\"rms_norm_eps\":1e-6,\"rope_theta\":10000.0},"
     << "\"text_config\":{\"hidden_size\":" << D << ",\"num_layers\":" << s.layers << ",\"num_attention_heads\":"

@@ -12,6 +12,8 @@ struct TinySpec {
   int vision_layers = 2, vision_hidden = 32, vision_heads = 2, vision_inter = 48;
   int layers = 3, hidden = 64, heads = 4, kv_heads = 2, head_dim = 16, inter = 96, vocab = 96;
   int max_image_tokens = 24;
+  // Format 3's convolutional stem (three convolutions for the 8-pixel patches); empty: format 2.
+  std::vector<int> stem_channels;
   uint64_t seed = 1;
   float weight_scale = 0.15f;
   // When > 0, the LM head leans towards token 50 by this much (along the mean embedding direction), and

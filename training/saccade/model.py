@@ -113,12 +113,39 @@ def centered(x):
     return x - x.mean(0, keepdim=True)
 
 
+class ConvStem(nn.Module):
+    """3x3 convolutions of stride 2 from pixels to one feature vector per patch (format 3).
+
+    A linear embedding of a 16-pixel patch has to learn every glyph at every offset inside the patch; the
+    convolutions see a stroke the same wherever it falls and reach across patch borders, where characters
+    cut in two lie. Measured on the glyph objective alone, from scratch, at equal samples (5,600 regions):
+    2.8 nats per character against 3.6 for the linear embedding (decision 0011)."""
+
+    def __init__(self, patch_size, in_channels, channels):
+        super().__init__()
+        if 2 ** len(channels) != patch_size:
+            raise ValueError(f"{len(channels)} stride-2 convolutions cannot make {patch_size}-pixel patches")
+        self.P, self.C = patch_size, in_channels
+        ins = [in_channels] + list(channels[:-1])
+        self.convs = nn.ModuleList(nn.Conv2d(i, o, 3, stride=2, padding=1) for i, o in zip(ins, channels))
+
+    def forward(self, patches, grid):
+        """patches [Hp*Wp, P*P*C] row-major (the contract's patch vectors) -> [Hp*Wp, channels[-1]]."""
+        (hp, wp), P, C = grid, self.P, self.C
+        x = patches.view(hp, wp, C, P, P).permute(2, 0, 3, 1, 4).reshape(1, C, hp * P, wp * P)
+        for conv in self.convs:
+            x = F.gelu(conv(x))
+        return x[0].flatten(1).T
+
+
 class VisionEncoder(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
         P, C, dim = cfg["patch_size"], cfg["in_channels"], cfg["hidden_size"]
-        self.patch_embed = nn.Linear(P * P * C, dim)
+        stem = cfg.get("stem_channels")
+        self.stem = ConvStem(P, C, stem) if stem else None
+        self.patch_embed = nn.Linear(stem[-1] if stem else P * P * C, dim)
         self.layers = nn.ModuleList(VisionLayer(cfg) for _ in range(cfg["num_layers"]))
         self.post_norm = RMSNorm(dim, cfg["rms_norm_eps"])
 
@@ -129,6 +156,8 @@ class VisionEncoder(nn.Module):
         n_max = max(p.shape[0] for p in patch_list)
         B = len(patch_list)
         dtype = self.patch_embed.weight.dtype
+        if self.stem is not None:
+            patch_list = [self.stem(p, g) for p, g in zip(patch_list, grids)]
         x = torch.zeros(B, n_max, patch_list[0].shape[1], dtype=dtype)
         angles = torch.zeros(B, n_max, hv // 2, dtype=torch.float64)
         key_mask = torch.zeros(B, n_max, dtype=torch.bool)

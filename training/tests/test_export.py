@@ -13,9 +13,13 @@ from saccade.tokenizer import Tokenizer
 from tiny import striped_image, tiny_config
 
 
-def test_export_round_trip(tmp_path):
+@pytest.mark.parametrize("stem", [None, [4, 4, 8, 8]])
+def test_export_round_trip(tmp_path, stem):
     torch.manual_seed(0)
-    model = SaccadeOCR(tiny_config()).eval()
+    config = tiny_config()
+    if stem:
+        config["vision_config"]["stem_channels"] = stem
+    model = SaccadeOCR(config).eval()
     export(model, tmp_path)
     tensors = load_file(tmp_path / "model.safetensors")
     assert set(tensors) == set(model.state_dict())

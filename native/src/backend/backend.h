@@ -84,6 +84,10 @@ class Backend {
   virtual void embed(const int* ids, int n, const Weight& table, float* out) = 0;
   // dst[i] = src[idx[i]] (rows of length row_len)
   virtual void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst) = 0;
+  // The 3x3, stride 2, padding 1 convolution's input rows: src [H, W, C] (H, W even) -> dst
+  // [(H/2) * (W/2), 9 * C], each row its window in (ky, kx, c) order, zero outside the image. A convolution is
+  // then linear() with the weight in the same order.
+  virtual void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) = 0;
   // y[M, N] = x[M, K] W^T (+ bias[N])
   virtual void linear(const float* x, int M, const Weight& w, const float* bias, float* y) = 0;
   // RMSNorm over rows of length dim: y = x / sqrt(mean(x^2) + eps) * w

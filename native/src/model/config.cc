@@ -29,8 +29,8 @@ ModelConfig parse_config(const std::string& text) {
   c.model_type = root.at("model_type", "").str("model_type");
   if (c.model_type != "saccade_ocr") throw EngineError("model_type must be saccade_ocr, got " + c.model_type);
   int version = get_int(root, "format_version", "", 0, 1000);
-  if (version != 2)
-    throw EngineError("unsupported format_version " + std::to_string(version) + " (this engine reads 2)");
+  if (version != 2 && version != 3)
+    throw EngineError("unsupported format_version " + std::to_string(version) + " (this engine reads 2 and 3)");
   c.torch_dtype = root.at("torch_dtype", "").str("torch_dtype");
 
   const Json& v = root.at("vision_config", "");
@@ -46,6 +46,17 @@ ModelConfig parse_config(const std::string& text) {
   c.vision.rope_theta = get_float(v, "rope_theta", vp, 1, 1e9);
   if (c.vision.hidden_size % c.vision.num_heads != 0 || c.vision.head_dim() % 4 != 0)
     throw EngineError("vision_config: hidden_size / num_heads must be a multiple of 4");
+  if (const Json* stem = v.find("stem_channels")) {
+    if (version < 3) throw EngineError("vision_config.stem_channels needs format_version 3");
+    for (const Json& ch : stem->items("vision_config.stem_channels")) {
+      const int64_t n = ch.integer("vision_config.stem_channels");
+      if (n < 1 || n > 4096) throw EngineError("vision_config.stem_channels out of range");
+      c.vision.stem_channels.push_back(int(n));
+    }
+    const size_t convs = c.vision.stem_channels.size();
+    if (convs == 0 || convs > 6 || (1 << convs) != c.vision.patch_size)
+      throw EngineError("vision_config.stem_channels: 2^(number of convolutions) must equal patch_size");
+  }
 
   const Json& t = root.at("text_config", "");
   const std::string tp = "text_config";

@@ -1,6 +1,7 @@
 #pragma once
 // Typed view of config.json (docs/model-format.md). parse_config validates every value it reads.
 #include <string>
+#include <vector>
 
 #include "util/json.h"
 
@@ -9,7 +10,13 @@ namespace saccade {
 struct VisionConfig {
   int patch_size, in_channels, hidden_size, num_layers, num_heads, intermediate_size, merge_size;
   float rms_norm_eps, rope_theta;
+  // Output channels of the stride-2 3x3 convolutions before the patch embedding (format 3); empty: the
+  // patch embedding reads the patch's pixels.
+  std::vector<int> stem_channels;
   int head_dim() const { return hidden_size / num_heads; }
+  int patch_embed_in() const {
+    return stem_channels.empty() ? patch_size * patch_size * in_channels : stem_channels.back();
+  }
 };
 
 struct TextConfig {

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "model/conv_stem.h"
 #include "model/safetensors.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
@@ -100,8 +101,19 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
 
   const VisionConfig& v = c.vision;
   const int Dv = v.hidden_size, hv = v.head_dim(), Iv = v.intermediate_size;
-  const int patch_in = v.patch_size * v.patch_size * v.in_channels;
-  m->patch_embed = r.mat("vision.patch_embed.weight", Dv, patch_in);
+  int stem_in = v.in_channels;
+  for (size_t i = 0; i < v.stem_channels.size(); ++i) {
+    const std::string p = "vision.stem.convs." + std::to_string(i) + ".";
+    StemConv conv;
+    conv.in = stem_in;
+    conv.out = v.stem_channels[i];
+    conv.w = m->backend->upload_weight(conv3x3_as_linear(r.read(p + "weight", {conv.out, conv.in, 3, 3}), conv.out, conv.in),
+                                       conv.out, 9 * conv.in, WeightUse::Linear);
+    conv.b = r.vec(p + "bias", conv.out);
+    stem_in = conv.out;
+    m->stem.push_back(std::move(conv));
+  }
+  m->patch_embed = r.mat("vision.patch_embed.weight", Dv, v.patch_embed_in());
   m->patch_embed_b = r.vec("vision.patch_embed.bias", Dv);
   for (int i = 0; i < v.num_layers; ++i) {
     const std::string p = "vision.layers." + std::to_string(i) + ".";

@@ -10,6 +10,13 @@
 
 namespace saccade {
 
+// One stride-2 3x3 convolution of the vision stem; w is [out, 9 * in] in Backend::im2col_3x3_s2's order.
+struct StemConv {
+  Weight w;
+  Buffer b;
+  int in = 0, out = 0;
+};
+
 struct VisionLayer {
   Buffer norm1, q_b, k_b, v_b, q_norm, k_norm, proj_b, norm2;
   Weight q, k, v, proj, gate, up, down;  // q/k/v are the three row blocks of attn.qkv
@@ -27,6 +34,7 @@ struct Model {
   std::string dir;
   std::string weight_dtype;  // as stored in the file ("F16", "BF16", "F32"); computed in fp32
 
+  std::vector<StemConv> stem;  // empty before format 3
   Weight patch_embed;
   Buffer patch_embed_b, vision_post_norm;
   std::vector<VisionLayer> vision_layers;

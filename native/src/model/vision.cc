@@ -1,5 +1,6 @@
 #include "model/vision.h"
 
+#include "model/conv_stem.h"
 #include "model/rope.h"
 
 namespace saccade {
@@ -8,13 +9,18 @@ Buffer vision_encoder(Model& m, const PreparedImage& im) {
   Backend& be = *m.backend;
   const VisionConfig& c = m.cfg.vision;
   const int N = im.patch_rows * im.patch_cols, Dv = c.hidden_size, H = c.num_heads, hd = c.head_dim();
-  const int I = c.intermediate_size, patch_in = c.patch_size * c.patch_size * c.in_channels;
+  const int I = c.intermediate_size;
 
-  Buffer patches(&be, size_t(N) * patch_in);
-  be.upload(patches.data(), im.patches.data(), im.patches.size());
+  Buffer embed_in;
+  if (m.stem.empty()) {
+    embed_in = Buffer(&be, im.patches.size());
+    be.upload(embed_in.data(), im.patches.data(), im.patches.size());
+  } else {
+    embed_in = conv_stem(m, im);
+  }
   Buffer x(&be, size_t(N) * Dv), h(&be, size_t(N) * Dv), q(&be, size_t(N) * Dv), k(&be, size_t(N) * Dv),
       v(&be, size_t(N) * Dv), att(&be, size_t(N) * Dv), g(&be, size_t(N) * I), u(&be, size_t(N) * I);
-  be.linear(patches.data(), N, m.patch_embed, m.patch_embed_b.data(), x.data());
+  be.linear(embed_in.data(), N, m.patch_embed, m.patch_embed_b.data(), x.data());
 
   const std::vector<float> rope = vision_rope_table(c, im.patch_rows, im.patch_cols);
   std::vector<int> limit(size_t(N), N);  // full bidirectional attention

@@ -80,6 +80,22 @@ class CpuBackend final : public Backend {
       std::memcpy(dst + size_t(i) * row_len, src + size_t(idx[i]) * row_len, size_t(row_len) * sizeof(float));
   }
 
+  void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) override {
+    const int Ho = H / 2, Wo = W / 2;
+    for (int oy = 0; oy < Ho; ++oy)
+      for (int ox = 0; ox < Wo; ++ox) {
+        float* row = dst + (size_t(oy) * Wo + ox) * 9 * C;
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx, row += C) {
+            const int y = 2 * oy + ky - 1, x = 2 * ox + kx - 1;
+            if (y < 0 || y >= H || x < 0 || x >= W)
+              std::fill(row, row + C, 0.0f);
+            else
+              std::memcpy(row, src + (size_t(y) * W + x) * C, size_t(C) * sizeof(float));
+          }
+      }
+  }
+
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
     // Threads take whole panels of output columns, at least kMinChunkWork multiply-adds each: a single-token

@@ -80,6 +80,10 @@ class CudaBackend final : public Backend {
     cuda::gather_rows(src, row_len, tables_->put(idx, size_t(n)), n, dst, stream_);
   }
 
+  void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) override {
+    cuda::im2col_3x3_s2(src, H, W, C, dst, stream_);
+  }
+
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     if (!cublas_) {
       cuda::gemm(x, M, w.cols, w.w.data(), w.rows, bias, y, stream_);

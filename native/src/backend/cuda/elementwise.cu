@@ -18,6 +18,17 @@ __global__ void gather_rows_kernel(const float* __restrict__ src, int row_len, c
   dst[i] = src[size_t(idx[r]) * row_len + c];
 }
 
+// One thread per output element; a copy, so nothing to round.
+__global__ void im2col_3x3_s2_kernel(const float* __restrict__ src, int H, int W, int C, float* __restrict__ dst) {
+  const int Wo = W / 2, row_len = 9 * C;
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= size_t(H / 2) * Wo * row_len) return;
+  const size_t o = i / row_len;
+  const int j = int(i % row_len), tap = j / C, c = j % C;
+  const int y = 2 * int(o / Wo) + tap / 3 - 1, x = 2 * int(o % Wo) + tap % 3 - 1;
+  dst[i] = (y < 0 || y >= H || x < 0 || x >= W) ? 0.0f : src[(size_t(y) * W + x) * C + c];
+}
+
 // One warp per row: lane l sums x[l], x[l + 32], ... in order, then a fixed butterfly over the lanes. The order
 // depends only on dim, so a row's result is the same in any call.
 __global__ void rms_norm_kernel(const float* x, int rows, int dim, const float* __restrict__ w, float eps,
@@ -80,6 +91,13 @@ void gather_rows(const float* src, int row_len, const int* idx, int n, float* ds
   if (total == 0) return;
   gather_rows_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, row_len, idx, n, dst);
   check(cudaGetLastError(), "gather_rows launch");
+}
+
+void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst, cudaStream_t s) {
+  const size_t total = size_t(H / 2) * (W / 2) * 9 * C;
+  if (total == 0) return;
+  im2col_3x3_s2_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, H, W, C, dst);
+  check(cudaGetLastError(), "im2col_3x3_s2 launch");
 }
 
 void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y, cudaStream_t s) {

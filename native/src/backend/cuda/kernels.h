@@ -17,6 +17,8 @@ void add_bias_rows(float* y, int M, int N, const float* bias, cudaStream_t strea
 
 // dst[i, :] = src[idx[i], :] for rows of row_len floats.
 void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst, cudaStream_t stream);
+// src [H, W, C] -> dst [(H/2) * (W/2), 9 * C]: 3x3 windows, stride 2, zero padding 1 (Backend::im2col_3x3_s2).
+void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst, cudaStream_t stream);
 void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y, cudaStream_t stream);
 void center_rows(float* x, int rows, int dim, cudaStream_t stream);
 // cos_sin: [rows, head_dim / 2, 2]
