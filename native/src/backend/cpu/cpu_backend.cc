@@ -171,7 +171,11 @@ class CpuBackend final : public Backend {
     // heads afterwards in head order, so the sums do not depend on the thread count.
     mass_.assign(a.image_mass ? size_t(a.M) * a.Hq : 0, 0.0f);
     scores_.assign(a.image_scores ? size_t(a.M) * a.Hq * img_n : 0, 0.0f);
-    pool_.parallel_for(jobs, 1, [&](int jb, int je) {
+    // As in linear(): a single-token step's attention over a few hundred keys is a few microseconds, less
+    // than handing it to another thread costs, so small calls run on the calling thread.
+    const int64_t per_job = int64_t(G) * max_keys * a.d * 2;
+    const int grain = int(std::min<int64_t>(jobs, std::max<int64_t>(1, kMinChunkWork / std::max<int64_t>(1, per_job))));
+    pool_.parallel_for(jobs, grain, [&](int jb, int je) {
       // Padded so the kernel's whole-vector passes never run off the end.
       std::vector<float> probs(size_t(G) * (size_t(max_keys) + 32));
       std::vector<int> slots(size_t(max_keys) + 32);
