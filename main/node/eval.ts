@@ -111,6 +111,16 @@ const tesseract: System = async (item) => {
   return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame, ms: page.ms };
 };
 
+/**
+ * The size the ground-truth boxes are in. OmniDocBench's page_info is the shipped image's size with width and
+ * height swapped on some pages (a landscape page_info for a portrait image whose boxes reach below its
+ * height), while the boxes are in the image's own orientation; scaling by it would squash one axis.
+ */
+function truthFrame(truth: { width: number; height: number }, frame: { width: number; height: number }) {
+  const swapped = truth.width > truth.height !== frame.width > frame.height;
+  return swapped ? { width: truth.height, height: truth.width } : truth;
+}
+
 interface Scores {
   [key: string]: number | null;
 }
@@ -140,8 +150,9 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     if (item.dataset === 'pubtabnet') tedsScores.push(teds(out.text, item.truth));
     if (item.dataset === 'im2latex') exact.push(latexExactMatch(out.text, item.truth));
     if (item.dataset === 'omnidocbench' && item.orderedBlocks && item.truthSize) {
-      const sx = item.truthSize.width / out.frame.width;
-      const sy = item.truthSize.height / out.frame.height;
+      const truth = truthFrame(item.truthSize, out.frame);
+      const sx = truth.width / out.frame.width;
+      const sy = truth.height / out.frame.height;
       const scaled = out.order.map((b) => ({ x0: b.x0 * sx, y0: b.y0 * sy, x1: b.x1 * sx, y1: b.y1 * sy }));
       orderEdits.push(readingOrderEdit(item.orderedBlocks, scaled).edit);
     }

@@ -72,7 +72,8 @@ export function loadDatasets(root: string): EvalItem[] {
   const omni = subfolder(root, 'omnidocbench');
   if (omni) {
     for (const p of pairs(join(omni, 'images'), join(omni, 'gt_json'), '.json')) {
-      // Ground-truth boxes are in page_info's size, which is not always the size of the shipped image.
+      // Ground-truth boxes are in page_info's size, which is not always the size of the shipped image (and on
+      // some pages is that size turned a quarter: eval.ts truthFrame).
       const info = (JSON.parse(p.truth) as { page_info: { width: number; height: number } }).page_info;
       items.push({ dataset: 'omnidocbench', name: p.stem, image: p.image, truth: '', orderedBlocks: omniOrder(p.truth), truthSize: { width: info.width, height: info.height } });
     }
