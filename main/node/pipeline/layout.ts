@@ -4,6 +4,7 @@
 import type { Box, LayoutRegion } from '../../../common/protocol';
 import { connectedComponents, type Component } from './components';
 import { boxArea, boxHeight, boxWidth, unionBox } from './gray-image';
+import { gutterCuts } from './gutters';
 import { readingOrder } from './reading-order';
 
 export type BlockKind = LayoutRegion['kind'];
@@ -100,7 +101,10 @@ function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): {
   return { rows, cols };
 }
 
-/** Groups components into text lines: neighbours that share most of their height and sit within a word gap. */
+/**
+ * Groups components into text lines: neighbours that share most of their height and sit within a word gap,
+ * cut again where they cross a column gutter narrower than that gap.
+ */
 function buildLines(comps: Component[], xh: number): Box[] {
   const order = comps.map((_, i) => i).sort((a, b) => comps[a]!.x0 - comps[b]!.x0);
   const uf = new UnionFind(comps.length);
@@ -117,7 +121,7 @@ function buildLines(comps: Component[], xh: number): Box[] {
       if (verticalOverlap(ci, cj) >= 0.5 * Math.min(hi, hj)) uf.union(order[a]!, order[b]!);
     }
   }
-  let lines = uf.groups(comps.length).map((g) => g.map((i) => comps[i]! as Box).reduce(unionBox));
+  let lines = splitAtGutters(uf.groups(comps.length).map((g) => g.map((i) => comps[i]! as Box)), xh).map((g) => g.reduce(unionBox));
   // Dots, accents and quotes that overlap no letter enough: attach them to the line they sit on or above.
   const tiny = (b: Box) => boxHeight(b) < 0.7 * xh;
   const big = lines.filter((b) => !tiny(b));
@@ -132,6 +136,18 @@ function buildLines(comps: Component[], xh: number): Box[] {
   // A lone speck is noise; a lone short stroke (a dash, a rule of a form) is still worth reading as a line.
   lines = [...merged, ...leftovers.filter((b) => boxWidth(b) >= xh)];
   return lines;
+}
+
+/** Cuts each line's glyphs into the columns of the gutters it crosses. */
+function splitAtGutters(lines: Box[][], xh: number): Box[][] {
+  const cuts = gutterCuts(lines, xh);
+  return lines.flatMap((glyphs, i) => {
+    const at = [...cuts[i]!].sort((a, b) => a - b);
+    if (at.length === 0) return [glyphs];
+    const columns = at.map((): Box[] => []).concat([[]]);
+    for (const g of glyphs) columns[at.filter((x) => x < (g.x0 + g.x1) / 2).length]!.push(g);
+    return columns.filter((c) => c.length > 0);
+  });
 }
 
 /**
