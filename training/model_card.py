@@ -27,6 +27,8 @@ def main():
     command = open(os.path.join(run_dir, "command.txt")).read().strip()
     aux_note = "".join(f", {name} {last[key]:.3f} nats/character"
                        for name, key in (("glyph", "glyph_loss"), ("look", "look_loss")) if last.get(key))
+    stem = (f" (each embedded from a stem of {len(vc['stem_channels'])} stride-2 3x3 convolutions with "
+            f"GELU, channels {vc['stem_channels']}) ") if vc.get("stem_channels") else " "
     vision = sum(p.numel() for n, p in model.named_parameters() if n.startswith(("vision.", "merger.")))
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev"), ev.get("tesseract")
     rows = [
@@ -58,7 +60,7 @@ docs/model-format.md.
 
 - Vision encoder: {vc['num_layers']} pre-norm ViT layers, width {vc['hidden_size']}, {vc['num_heads']} heads, SwiGLU
   {vc['intermediate_size']}, 2-D RoPE, per-head q/k RMSNorm, over {vc['patch_size']}x{vc['patch_size']} grayscale
-  patches at native aspect ratio (images resized to multiples of {im['unit']} px, at least {im['min_height']} px high,
+  patches{stem}at native aspect ratio (images resized to multiples of {im['unit']} px, at least {im['min_height']} px high,
   at most {im['max_image_tokens']} merged tokens); the features are centred over the image's patches before the
   final RMSNorm.
 - Merger: {vc['merge_size']}x{vc['merge_size']} patches concatenated, MLP (GELU) to the decoder width, RMSNorm.
