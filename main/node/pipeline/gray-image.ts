@@ -33,6 +33,13 @@ export function cropImage(img: GrayImage, box: Box, pad = 0): GrayImage {
   return out;
 }
 
+/** The middle value (the upper one of an even count); 0 for none. */
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
 export function boxWidth(b: Box): number {
   return b.x1 - b.x0;
 }

@@ -3,7 +3,7 @@
 // cannot tell a gutter from a word space; its run can: a gutter stays blank down many consecutive lines, with
 // wide text on both sides pressed against it, while word spaces of consecutive lines do not line up for long.
 import type { Box } from '../../../common/protocol';
-import { boxHeight, unionBox } from './gray-image';
+import { boxHeight, median, unionBox } from './gray-image';
 
 /** Narrowest gutter, in glyph heights: letter and word spaces of body text are narrower. */
 const MIN_WIDTH = 1;
@@ -76,8 +76,6 @@ function follow(start: number, seed: Interval, lines: Box[], blanksOf: Interval[
   }
   return { strip, beside };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * Whether the text on one side of a strip makes a column: many lines, wide (a list's numbers beside their

@@ -3,7 +3,7 @@
 // by recursive XY-cut. See docs/decisions/0005-page-layout.md for why each threshold is what it is.
 import type { Box, LayoutRegion } from '../../../common/protocol';
 import { connectedComponents, type Component } from './components';
-import { boxArea, boxHeight, boxWidth, unionBox } from './gray-image';
+import { boxArea, boxHeight, boxWidth, median, unionBox } from './gray-image';
 import { gutterCuts } from './gutters';
 import { readingOrder } from './reading-order';
 
@@ -22,12 +22,6 @@ export interface PageLayout {
   blocks: LayoutBlock[];
   /** Median ink component height: the page's x-height scale, in pixels. */
   charHeight: number;
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 class UnionFind {

@@ -107,8 +107,8 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
     StemConv conv;
     conv.in = stem_in;
     conv.out = v.stem_channels[i];
-    conv.w = m->backend->upload_weight(conv3x3_as_linear(r.read(p + "weight", {conv.out, conv.in, 3, 3}), conv.out, conv.in),
-                                       conv.out, 9 * conv.in, WeightUse::Linear);
+    const std::vector<float> w = r.read(p + "weight", {conv.out, conv.in, 3, 3});
+    conv.w = m->backend->upload_weight(conv3x3_as_linear(w, conv.out, conv.in), conv.out, 9 * conv.in, WeightUse::Linear);
     conv.b = r.vec(p + "bias", conv.out);
     stem_in = conv.out;
     m->stem.push_back(std::move(conv));

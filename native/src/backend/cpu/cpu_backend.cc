@@ -28,6 +28,12 @@ namespace {
 
 constexpr int64_t kMinChunkWork = 1 << 16;  // ~10 us of FMAs: below this a chunk is not worth a handoff
 
+// Items per chunk so that each chunk has at least kMinChunkWork multiply-adds: a call smaller than that runs
+// on the calling thread, where handing it out would cost more than it does.
+int chunk_grain(int items, int64_t work_per_item) {
+  return int(std::min<int64_t>(items, std::max<int64_t>(1, kMinChunkWork / std::max<int64_t>(1, work_per_item))));
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(int threads)
@@ -98,11 +104,9 @@ class CpuBackend final : public Backend {
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
-    // Threads take whole panels of output columns, at least kMinChunkWork multiply-adds each: a single-token
-    // forward's small layers run on the calling thread, where handing them out would cost more than they do.
+    // Threads take whole panels of output columns; a single-token forward's small layers stay on this thread.
     const int panels = (N + k_.panel - 1) / k_.panel;
-    const int64_t per_panel = int64_t(M) * K * k_.panel;
-    const int grain = int(std::min<int64_t>(panels, std::max<int64_t>(1, kMinChunkWork / per_panel)));
+    const int grain = chunk_grain(panels, int64_t(M) * K * k_.panel);
     const float* wf = w.w.data();
     const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
     pool_.parallel_for(panels, grain, [&](int pb, int pe) {
@@ -171,10 +175,8 @@ class CpuBackend final : public Backend {
     // heads afterwards in head order, so the sums do not depend on the thread count.
     mass_.assign(a.image_mass ? size_t(a.M) * a.Hq : 0, 0.0f);
     scores_.assign(a.image_scores ? size_t(a.M) * a.Hq * img_n : 0, 0.0f);
-    // As in linear(): a single-token step's attention over a few hundred keys is a few microseconds, less
-    // than handing it to another thread costs, so small calls run on the calling thread.
-    const int64_t per_job = int64_t(G) * max_keys * a.d * 2;
-    const int grain = int(std::min<int64_t>(jobs, std::max<int64_t>(1, kMinChunkWork / std::max<int64_t>(1, per_job))));
+    // A single-token step's attention over a few hundred keys takes microseconds: it stays on this thread.
+    const int grain = chunk_grain(jobs, int64_t(G) * max_keys * a.d * 2);
     pool_.parallel_for(jobs, grain, [&](int jb, int je) {
       // Padded so the kernel's whole-vector passes never run off the end.
       std::vector<float> probs(size_t(G) * (size_t(max_keys) + 32));
