@@ -414,6 +414,48 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
   }
 }
 
+TEST(block_sizer_measures_ar_steps_even_when_its_calibration_says_speculate) {
+  ForwardCosts flat;  // a calibration that promised wide forwards for free and AR steps at 1 ms
+  flat.widths = {1, 65};
+  flat.seconds = {1e-3, 1e-3};
+  BlockSizer s(flat, 64);
+  // Really: AR steps take 0.2 ms; a speculative round takes 1.5 ms and commits 2 tokens.
+  std::vector<int> choices;
+  for (int round = 0; round < 400; ++round) {
+    const int B = s.next();
+    choices.push_back(B);
+    if (B == 0) {
+      s.observe_time(0, 0.2e-3, 1);
+    } else {
+      s.observe(B - 1, 0);
+      s.observe_time(B, 1.5e-3, 2);
+    }
+  }
+  CHECK(choices.front() > 0);
+  CHECK(std::count(choices.end() - 100, choices.end(), 0) >= 95);
+}
+
+TEST(block_sizer_is_not_turned_by_one_stalled_step) {
+  ForwardCosts moderate;
+  moderate.widths = {1, 65};
+  moderate.seconds = {1e-3, 8e-3};
+  BlockSizer s(moderate, 64);
+  for (int i = 0; i < 50; ++i) s.observe(10, 5);
+  // Steady state: AR steps as predicted; speculation measured slower per token than AR.
+  for (int i = 0; i < 20; ++i) s.observe_time(0, 1e-3, 1);
+  for (int i = 0; i < 5; ++i) s.observe_time(s.best_block(), 1.5e-3 * s.best_block(), 2);
+  CHECK(s.next() == 0);
+  // One AR step stalls for 50 ms (another process took the core): still AR, for every step until the
+  // next scheduled probe.
+  s.observe_time(0, 50e-3, 1);
+  CHECK(s.rate(s.best_block()) < s.rate(0));
+  CHECK(s.speculation_measured_slower());
+  CHECK(s.next() == 0);
+  // A lasting change does move it: AR steps now cost 10x.
+  for (int i = 0; i < 10; ++i) s.observe_time(0, 10e-3, 1);
+  CHECK(s.rate(s.best_block()) > s.rate(0));
+}
+
 TEST(block_sizer_stops_speculating_when_speculation_measures_slower_than_ar) {
   ForwardCosts flat;  // the calibration promises that wide forwards cost nothing extra
   flat.widths = {1, 65};

@@ -22,6 +22,15 @@ double ForwardCosts::at(int w) const {
   return seconds[n - 1] + slope * double(w - widths[n - 1]);
 }
 
+void RecentMedian::add(double value) {
+  values_[size_t(next_)] = value;
+  next_ = (next_ + 1) % kWindow;
+  count_ = std::min(count_ + 1, kWindow);
+  std::array<double, kWindow> v = values_;
+  std::nth_element(v.begin(), v.begin() + count_ / 2, v.begin() + count_);
+  median_ = v[size_t(count_ / 2)];
+}
+
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats) {
   ForwardCosts fc;
   fc.widths = widths;
@@ -46,24 +55,42 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   run(max_w);  // warm caches and workspace
-  for (int w : fc.widths) {
-    double best = 1e30;
-    for (int r = 0; r < std::max(1, repeats); ++r) best = std::min(best, run(w));
-    fc.seconds.push_back(best);
-  }
+  // Whole passes over the widths, best of each: a burst of other work spoils one pass's widths, not every
+  // repeat of one width.
+  fc.seconds.assign(fc.widths.size(), 1e30);
+  for (int r = 0; r < std::max(1, repeats); ++r)
+    for (size_t i = 0; i < fc.widths.size(); ++i) fc.seconds[i] = std::min(fc.seconds[i], run(fc.widths[i]));
   // A wider forward never costs less; a dip is timing noise (other processes), and left in place it would
   // steer the block size towards it.
   for (size_t i = 1; i < fc.seconds.size(); ++i) fc.seconds[i] = std::max(fc.seconds[i], fc.seconds[i - 1]);
   return fc;
 }
 
-BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)
-    : costs_(std::move(costs)), max_block_(max_block), learnt_(memory) {
+bool ProbeSchedule::due() {
+  if (streak_ < after_) {
+    ++streak_;
+    return false;
+  }
+  streak_ = 0;
+  after_ = std::min(2 * after_, kProbeMax);
+  return true;
+}
+
+void ProbeSchedule::restart() {
+  streak_ = 0;
+  after_ = kFirstProbeAfter;
+}
+
+BlockSizer::BlockSizer(const ForwardCosts& costs, int max_block, const SpeculationMemory& memory)
+    : max_block_(max_block), learnt_(memory) {
   const double total = learnt_.accepted + learnt_.rejected;
   if (total > kMemoryWeight) {
     learnt_.accepted *= kMemoryWeight / total;
     learnt_.rejected *= kMemoryWeight / total;
   }
+  // A speculative round is one draft forward of width B + 1 and one verify forward of width B.
+  predicted_.push_back(costs.at(1));
+  for (int B = 1; B <= max_block_; ++B) predicted_.push_back(costs.at(B + 1) + costs.at(B));
   for (int B = 1; B <= max_block_; ++B)  // all accepted: a_1, d_2..d_B and the bonus
     full_acceptance_rate_ = std::max(full_acceptance_rate_, (B + 1) / predicted(B));
 }
@@ -80,19 +107,14 @@ bool BlockSizer::speculation_measured_slower() const {
 
 double BlockSizer::alpha() const { return learnt_.accepted / (learnt_.accepted + learnt_.rejected); }
 
-double BlockSizer::predicted(int B) const {
-  // A speculative round is one draft forward of width B + 1 and one verify forward of width B.
-  return B == 0 ? costs_.at(1) : costs_.at(B + 1) + costs_.at(B);
-}
-
 double BlockSizer::spec_rate(int B, double expected) const {
-  return expected / (learnt_.spec_scale * predicted(B));
+  return expected / (spec_scale() * predicted(B));
 }
 
 // A round of block size B commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha
 // while the run lasts) and one verifier token: 2 + alpha + ... + alpha^(B-1) expected tokens.
 double BlockSizer::rate(int B) const {
-  if (B == 0) return 1 / (learnt_.ar_scale * predicted(0));
+  if (B == 0) return 1 / (ar_scale() * predicted(0));
   const double a = alpha();
   double expected = 2, ai = 1;
   for (int i = 1; i < B; ++i) expected += (ai *= a);
@@ -103,13 +125,14 @@ void BlockSizer::observe_time(int B, double seconds, int committed) {
   const double p = predicted(B);
   if (!(p > 0) || !(seconds > 0)) return;
   const bool ar = B == 0;
-  double& scale = ar ? learnt_.ar_scale : learnt_.spec_scale;
-  scale = 0.8 * scale + 0.2 * (seconds / p);
+  RecentMedian& ratio = ar ? learnt_.ar_ratio : learnt_.spec_ratio;
+  ratio.add(seconds / p);
+  const double expected = (ar ? ar_scale() : spec_scale()) * p;
   // Decayed per kind of round, so the comparison follows the region as it changes.
   constexpr double kDecay = 0.95;
   double& s = ar ? learnt_.ar_seconds : learnt_.spec_seconds;
   double& t = ar ? learnt_.ar_tokens : learnt_.spec_tokens;
-  s = kDecay * s + seconds;
+  s = kDecay * s + std::min(seconds, kStallFactor * expected);
   t = kDecay * t + committed;
 }
 
@@ -130,24 +153,18 @@ int BlockSizer::best_block() const {
   return best;
 }
 
-bool BlockSizer::speculation_can_pay() const { return full_acceptance_rate_ / learnt_.spec_scale > rate(0); }
+bool BlockSizer::speculation_can_pay() const { return full_acceptance_rate_ / spec_scale() > rate(0); }
 
 int BlockSizer::next() {
   if (!speculation_can_pay()) return 0;
   const int best = best_block();
   SpeculationMemory& m = learnt_;
   if (rate(best) >= rate(0) && !speculation_measured_slower()) {
-    m.ar_streak = 0;
-    m.probe_after = kFirstProbeAfter;
-    return best;
+    m.spec_probe.restart();
+    return m.ar_probe.due() ? 0 : best;
   }
-  if (m.ar_streak >= m.probe_after) {
-    m.ar_streak = 0;
-    m.probe_after = std::min(2 * m.probe_after, kProbeMax);
-    return best;
-  }
-  ++m.ar_streak;
-  return 0;
+  m.ar_probe.restart();
+  return m.spec_probe.due() ? best : 0;
 }
 
 void BlockSizer::observe(int checked, int accepted) {

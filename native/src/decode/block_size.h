@@ -1,6 +1,7 @@
 #pragma once
 // Hardware-aware block size: measured seconds per forward by width, and the block size per round that
 // maximises expected committed tokens per second under the running acceptance rate.
+#include <array>
 #include <vector>
 
 #include "model/model.h"
@@ -18,35 +19,64 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
-// AR steps before the first probe of speculation (BlockSizer::next).
-constexpr int kFirstProbeAfter = 16;
+// Rounds of the chosen kind before a round of the other kind is tried (a probe): after kFirstProbeAfter
+// rounds, then twice as many each time the choice does not change, up to kProbeMax.
+class ProbeSchedule {
+ public:
+  static constexpr int kFirstProbeAfter = 16, kProbeMax = 256;
+  // Counts one round of the chosen kind; true when this round should be a probe instead.
+  bool due();
+  // The choice changed: the next probe comes kFirstProbeAfter rounds from now.
+  void restart();
+
+ private:
+  int streak_ = 0, after_ = kFirstProbeAfter;
+};
+
+// Median of the most recent values. Round times have one-sided outliers (a page fault, another process
+// taking the core): one stalled step costs many times the usual, and an average would follow it and flip the
+// block-size choice for the next rounds.
+class RecentMedian {
+ public:
+  static constexpr int kWindow = 15;
+  void add(double v);
+  double value(double if_empty) const { return count_ ? median_ : if_empty; }
+
+ private:
+  std::array<double, kWindow> values_{};
+  int count_ = 0, next_ = 0;
+  double median_ = 0;  // kept up to date by add(): the sizer reads it many times per round
+};
 
 // What a sizer has learnt, handed from one region to the next region of the same kind: acceptance
 // pseudo-counts and the measured / predicted round-time ratios. Without it every region would start from the
 // optimistic prior and pay for its first rounds again.
 struct SpeculationMemory {
   double accepted = 4, rejected = 1;  // the prior: alpha 0.8
-  double ar_scale = 1, spec_scale = 1;
-  // Decayed sums of measured seconds and committed tokens, for AR steps and for speculative rounds.
+  // Measured / predicted round time, for AR steps and for speculative rounds.
+  RecentMedian ar_ratio, spec_ratio;
+  // Decayed sums of measured seconds (a stall counted at kStallFactor times the expected time) and committed
+  // tokens, for AR steps and for speculative rounds.
   double ar_seconds = 0, ar_tokens = 0, spec_seconds = 0, spec_tokens = 0;
-  // The probe schedule: AR steps since the last speculative round, and how many to wait for. Kept across
-  // regions because a page's lines are short: restarting it per line would probe every line.
-  int ar_streak = 0, probe_after = kFirstProbeAfter;
+  // Probes of speculation while on AR steps, and of an AR step while speculating. Kept across regions
+  // because a page's lines are short: restarting them per line would probe every line.
+  ProbeSchedule spec_probe, ar_probe;
 };
 
 // Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
-// CPU forward of B + 1 tokens can cost many single-token forwards). While on AR it still probes one
-// speculative round after kFirstProbeAfter steps, then after twice as many each time a probe does not win (up
-// to kProbeMax), so a region whose drafts become good is noticed without paying for a probe every few tokens.
-// Where the forward costs leave speculation slower than AR even if every draft were accepted (a small model
+// CPU forward of B + 1 tokens can cost many single-token forwards). Whichever it chooses, it probes the
+// other now and then (ProbeSchedule): a region whose drafts become good is noticed without paying for a
+// speculative round every few tokens, and a calibration that made AR steps look slow is corrected by
+// measuring them. Where the forward costs leave speculation slower than AR even if every draft were accepted (a small model
 // on a compute-bound CPU), it never probes: nothing a probe could measure would change the choice.
 class BlockSizer {
  public:
-  static constexpr int kProbeMax = 256;
   // Memory counts are capped at kMemoryWeight pseudo-events so a region unlike its predecessors moves the
   // estimate within a few rounds.
   static constexpr double kMemoryWeight = 12;
-  BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory = {});
+  // A round slower than this many times its expected time is a stall, not what the block size costs.
+  static constexpr double kStallFactor = 2;
+  BlockSizer(const ForwardCosts& costs, int max_block, const SpeculationMemory& memory = {});
   // This sizer's estimates, to start the next region of the same kind from.
   SpeculationMemory memory() const;
   // Best speculative block size (>= 1) under the current acceptance estimate.
@@ -58,7 +88,7 @@ class BlockSizer {
   // Wall time of a finished round of block size B (0: AR step) that committed `committed` tokens. The
   // calibrated forward costs leave out per-round work (sampling, bookkeeping, events) and were measured at one
   // context length; the ratio of measured to predicted time, kept apart for AR steps and speculative rounds,
-  // corrects the prediction. On top of the model, the measured seconds per committed token of speculative
+  // corrects the prediction (the median of recent ratios, so a stall does not). On top of the model, the measured seconds per committed token of speculative
   // rounds and of AR steps are compared directly: once both are known, speculation that measured slower
   // than AR is not chosen (probes still run), whatever the model predicts.
   void observe_time(int B, double seconds, int committed);
@@ -72,13 +102,16 @@ class BlockSizer {
   double rate(int B) const;
 
  private:
-  ForwardCosts costs_;
   int max_block_;
   SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
   // Best tokens per predicted second over all B were every draft accepted: fixed by the costs, so the
   // per-round check of speculation_can_pay() only applies the current time ratios to it.
   double full_acceptance_rate_ = 0;
-  double predicted(int B) const;
+  // Predicted seconds of a round of block size B (0: AR step), from the costs; read every round for every B.
+  std::vector<double> predicted_;
+  double predicted(int B) const { return predicted_[size_t(B)]; }
+  double ar_scale() const { return learnt_.ar_ratio.value(1); }
+  double spec_scale() const { return learnt_.spec_ratio.value(1); }
   // Rate of block size B given the expected committed tokens of its round.
   double spec_rate(int B, double expected) const;
 };

@@ -79,7 +79,7 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
         if (auto_block) {
           ForwardCosts& costs = memory->costs;
           if (costs.widths.empty())
-            costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 2);
+            costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 4);
           for (size_t i = 0; i < seqs.size(); ++i)
             sizers[i] = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, memory->speculation[seqs[i]->kind()]);
         }
