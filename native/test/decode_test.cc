@@ -264,13 +264,19 @@ TEST(batched_regions_decode_exactly_as_one_by_one) {
   }
 }
 
+namespace {
+// Forward costs that grow linearly from width 1 to width 65.
+ForwardCosts costs_1_to_65(double width_1, double width_65) {
+  ForwardCosts c;
+  c.widths = {1, 65};
+  c.seconds = {width_1, width_65};
+  return c;
+}
+}  // namespace
+
 TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_good) {
-  ForwardCosts flat;  // GPU-like: width costs nothing
-  flat.widths = {1, 65};
-  flat.seconds = {1e-3, 1e-3};
-  ForwardCosts steep;  // compute-bound CPU: cost grows with width
-  steep.widths = {1, 65};
-  steep.seconds = {1e-3, 65e-3};
+  const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);  // GPU-like: width costs nothing
+  const ForwardCosts steep = costs_1_to_65(1e-3, 65e-3);  // compute-bound CPU: cost grows with width
   BlockSizer good(flat, 64), bad(steep, 64), cpu(steep, 64);
   for (int i = 0; i < 50; ++i) {
     good.observe(31, 31);  // full blocks accepted
@@ -285,9 +291,7 @@ TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_goo
 }
 
 TEST(block_sizer_falls_back_to_ar_steps_when_drafts_are_poor_and_still_probes) {
-  ForwardCosts moderate;  // wide forwards cost more, but full blocks of good drafts would pay
-  moderate.widths = {1, 65};
-  moderate.seconds = {1e-3, 8e-3};
+  const ForwardCosts moderate = costs_1_to_65(1e-3, 8e-3);  // wide forwards cost more, but full blocks of good drafts would pay
   BlockSizer bad(moderate, 64);
   CHECK(bad.speculation_can_pay());
   for (int i = 0; i < 50; ++i) bad.observe(10, 0);
@@ -300,9 +304,7 @@ TEST(block_sizer_falls_back_to_ar_steps_when_drafts_are_poor_and_still_probes) {
 }
 
 TEST(block_sizer_never_speculates_where_even_perfect_drafts_cannot_pay) {
-  ForwardCosts steep;  // compute-bound CPU: a forward of w tokens costs w single-token forwards
-  steep.widths = {1, 65};
-  steep.seconds = {1e-3, 65e-3};
+  const ForwardCosts steep = costs_1_to_65(1e-3, 65e-3);  // compute-bound CPU: a forward of w tokens costs w single-token forwards
   BlockSizer s(steep, 64);
   for (int i = 0; i < 50; ++i) s.observe(31, 31);  // however good the drafts
   CHECK(!s.speculation_can_pay());
@@ -310,9 +312,7 @@ TEST(block_sizer_never_speculates_where_even_perfect_drafts_cannot_pay) {
 }
 
 TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
-  ForwardCosts moderate;
-  moderate.widths = {1, 65};
-  moderate.seconds = {1e-3, 8e-3};
+  const ForwardCosts moderate = costs_1_to_65(1e-3, 8e-3);
   BlockSizer line(moderate, 64);
   for (int i = 0; i < 50; ++i) line.observe(10, 0);
   for (int i = 0; i < 16 + 1 + 10; ++i) line.next();  // one probe, then 10 of the 32 AR steps before the next
@@ -325,9 +325,7 @@ TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
 }
 
 TEST(block_sizer_starts_from_what_earlier_regions_of_its_kind_taught) {
-  ForwardCosts steep;
-  steep.widths = {1, 65};
-  steep.seconds = {1e-3, 65e-3};
+  const ForwardCosts steep = costs_1_to_65(1e-3, 65e-3);
   BlockSizer first(steep, 64);
   CHECK(first.alpha() > 0.75);  // the optimistic prior
   for (int i = 0; i < 40; ++i) first.observe(10, 0);
@@ -415,9 +413,7 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
 }
 
 TEST(block_sizer_measures_ar_steps_even_when_its_calibration_says_speculate) {
-  ForwardCosts flat;  // a calibration that promised wide forwards for free and AR steps at 1 ms
-  flat.widths = {1, 65};
-  flat.seconds = {1e-3, 1e-3};
+  const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);  // a calibration that promised wide forwards for free and AR steps at 1 ms
   BlockSizer s(flat, 64);
   // Really: AR steps take 0.2 ms; a speculative round takes 1.5 ms and commits 2 tokens.
   std::vector<int> choices;
@@ -436,9 +432,7 @@ TEST(block_sizer_measures_ar_steps_even_when_its_calibration_says_speculate) {
 }
 
 TEST(block_sizer_is_not_turned_by_one_stalled_step) {
-  ForwardCosts moderate;
-  moderate.widths = {1, 65};
-  moderate.seconds = {1e-3, 8e-3};
+  const ForwardCosts moderate = costs_1_to_65(1e-3, 8e-3);
   BlockSizer s(moderate, 64);
   for (int i = 0; i < 50; ++i) s.observe(10, 5);
   // Steady state: AR steps as predicted; speculation measured slower per token than AR.
@@ -457,9 +451,7 @@ TEST(block_sizer_is_not_turned_by_one_stalled_step) {
 }
 
 TEST(block_sizer_stops_speculating_when_speculation_measures_slower_than_ar) {
-  ForwardCosts flat;  // the calibration promises that wide forwards cost nothing extra
-  flat.widths = {1, 65};
-  flat.seconds = {1e-3, 1e-3};
+  const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);  // the calibration promises that wide forwards cost nothing extra
   BlockSizer s(flat, 64);
   for (int i = 0; i < 20; ++i) s.observe(8, 5);
   CHECK(s.next() > 0);  // the model says speculate
