@@ -22,8 +22,8 @@ double ForwardCosts::at(int w) const {
   return seconds[n - 1] + slope * double(w - widths[n - 1]);
 }
 
-void RecentMedian::add(double value) {
-  values_[size_t(next_)] = value;
+void RecentMedian::add(double sample) {
+  values_[size_t(next_)] = sample;
   next_ = (next_ + 1) % kWindow;
   count_ = std::min(count_ + 1, kWindow);
   std::array<double, kWindow> v = values_;

@@ -39,7 +39,7 @@ class ProbeSchedule {
 class RecentMedian {
  public:
   static constexpr int kWindow = 15;
-  void add(double v);
+  void add(double sample);
   double value(double if_empty) const { return count_ ? median_ : if_empty; }
 
  private:
