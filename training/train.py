@@ -46,6 +46,9 @@ def parse_args(argv=None):
     p.add_argument("--heads", type=int, default=6, help="decoder query heads (head_dim 32)")
     p.add_argument("--kv-heads", type=int, default=2)
     p.add_argument("--max-target-tokens", type=int, default=240, help="longer regions are skipped")
+    p.add_argument("--max-table-tokens", type=int, default=None,
+                   help="the same for tables (default: --max-target-tokens); about half of the generated tables "
+                        "are longer than 256 tokens, five in six longer than 128")
     p.add_argument("--vision-layers", type=int, default=3)
     p.add_argument("--merge-size", type=int, default=None,
                    help="patches merged per image token along each side (default: the config's); 1 gives every "
@@ -176,9 +179,10 @@ def train(rank, args, port=None):
 
     from saccade.synth import corpus, generate_region
     generate = functools.partial(generate_region, shares=args.kind_shares or KIND_SHARES)
+    caps = {} if args.max_table_tokens is None else {"table": args.max_table_tokens}
     # Seeds move on with the step count, so a resumed run sees fresh regions; ranks draw far apart.
     stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + rank * 5_000_000 + step * 64,
-                          token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)
+                          token_budget=args.token_budget, max_target_tokens=args.max_target_tokens, kind_caps=caps)
     # Rank processes are spawned, so their loader workers are too: they import the corpus afresh.
     share = corpus.UNPREDICTABLE_SHARE if args.unpredictable_share is None else args.unpredictable_share
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
@@ -188,7 +192,8 @@ def train(rank, args, port=None):
     if rank == 0:
         corpus.set_unpredictable_share(share)
         probe = next(iter(RegionStream(generate, config, first_seed=EVAL_SEED_BASE - 1_000_000,
-                                       token_budget=args.token_budget, max_target_tokens=args.max_target_tokens)))
+                                       token_budget=args.token_budget, max_target_tokens=args.max_target_tokens,
+                                       kind_caps=caps)))
     log = open(os.path.join(run_dir, "log.jsonl"), "a") if rank == 0 else None
     model.train()
     t0 = time.time() - elapsed

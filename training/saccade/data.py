@@ -47,10 +47,12 @@ class RegionStream(IterableDataset):
     padded tokens, which keeps padding low when short text lines and long tables mix."""
 
     def __init__(self, generate, config, first_seed, token_budget=4096, max_batch=48, pool=64,
-                 max_target_tokens=480):
+                 max_target_tokens=480, kind_caps=None):
         self.generate, self.config, self.first_seed = generate, config, first_seed
         self.token_budget, self.max_batch, self.pool = token_budget, max_batch, pool
-        self.max_target_tokens = max_target_tokens
+        # Longer targets are skipped; kind_caps ({kind: tokens}) overrides the cap for some kinds: most
+        # generated tables are longer than a text line's cap.
+        self.max_target_tokens, self.kind_caps = max_target_tokens, kind_caps or {}
 
     def __iter__(self):
         info = get_worker_info()
@@ -65,7 +67,7 @@ class RegionStream(IterableDataset):
                 region = self.generate(seed)
                 seed += workers
                 ids_len = len(tokenizer.encode(region.target))
-                if ids_len > self.max_target_tokens:
+                if ids_len > self.kind_caps.get(region.kind, self.max_target_tokens):
                     continue
                 samples.append(encode_region(region.image, region.target, region.kind, self.config,
                                              tokenizer, generator, chars=region.chars))
