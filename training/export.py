@@ -1,6 +1,10 @@
 """Export a training checkpoint to the contract's folder (config.json, fp16 model.safetensors, tokenizer.json).
 
-    /usr/bin/python3 export.py /tmp/saccade-train/<run>/last.pt ../assets/models/saccade-ocr-tiny
+    /usr/bin/python3 export.py /tmp/saccade-train/<run>/last.pt ../assets/models/saccade-ocr-tiny \
+        --glyph-head runs/<run>/glyph_head.safetensors
+
+The glyph head (saccade/glyphs.py) is trained beside the model and never part of it; --glyph-head keeps it
+for the next run (train.py --init-glyph-head), which otherwise starts it from scratch.
 """
 import argparse
 
@@ -8,17 +12,23 @@ import torch
 
 from saccade.checkpoint import export
 from saccade.model import SaccadeOCR
+from saccade.safetensors_io import save_file
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint")
     p.add_argument("out_dir")
+    p.add_argument("--glyph-head", default=None, help="also write the checkpoint's glyph head here")
     args = p.parse_args()
     state = torch.load(args.checkpoint)
     model = SaccadeOCR(state["config"])
     model.load_state_dict(state["model"])
     export(model, args.out_dir)
+    if args.glyph_head:
+        if state.get("glyph_head") is None:
+            raise SystemExit(f"{args.checkpoint} was trained without the glyph head")
+        save_file(state["glyph_head"], args.glyph_head)
     print(f"exported step {state['step']} to {args.out_dir}")
 
 

@@ -73,6 +73,9 @@ def parse_args(argv=None):
     p.add_argument("--init-from", default=None,
                    help="exported model folder to start from when no checkpoint exists (the shipped model "
                         "carries training over to a machine whose /tmp checkpoints are gone; optimizer restarts)")
+    p.add_argument("--init-glyph-head", default=None,
+                   help="with --init-from: the glyph head that export.py --glyph-head kept from the run before; "
+                        "a fresh head's first steps pull the vision encoder off what it had learnt")
     return p.parse_args(argv)
 
 
@@ -172,8 +175,14 @@ def train(rank, args, port=None):
         missing, unexpected = model.load_state_dict(state, strict=False)
         if unexpected or set(missing) != fresh:
             raise ValueError(f"{args.init_from} does not fit this model: missing {missing}, unexpected {unexpected}")
+        if args.init_glyph_head:
+            if glyph_head is None:
+                raise ValueError("--init-glyph-head with --glyph-weight 0: there is no glyph head to start")
+            from saccade.safetensors_io import load_file
+            glyph_head.load_state_dict(load_file(args.init_glyph_head))
         if rank == 0:
-            print(f"initialised from {args.init_from}", flush=True)
+            print(f"initialised from {args.init_from}"
+                  + (f" and {args.init_glyph_head}" if args.init_glyph_head else ""), flush=True)
     if rank == 0:
         print(f"parameters: {count_parameters(model):,}, {args.ranks} rank(s)", flush=True)
 
