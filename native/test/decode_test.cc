@@ -412,6 +412,20 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
   }
 }
 
+TEST(block_sizer_costs_a_batch_at_its_total_widths) {
+  ForwardCosts cpu;  // a fixed cost per forward plus a cost per row, as on this machine's CPU
+  cpu.widths = {1, 600};
+  cpu.seconds = {1.1e-3, 1e-3 + 600 * 0.1e-3};
+  BlockSizer s(cpu, 64);
+  for (int i = 0; i < 50; ++i) s.observe(10, 9);  // good drafts
+  // Alone, a round of a few drafted tokens costs little more than one AR step: speculation pays.
+  CHECK(s.rate(s.best_block(1), 1) > s.rate(0, 1));
+  CHECK(s.next(1) > 0);
+  // Eight sequences already fill the AR forward; drafting for all of them costs more than it commits.
+  CHECK(s.rate(s.best_block(8), 8) < s.rate(0, 8));
+  CHECK(s.next(8) == 0);
+}
+
 TEST(block_sizer_measures_ar_steps_even_when_its_calibration_says_speculate) {
   const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);  // a calibration that promised wide forwards for free and AR steps at 1 ms
   BlockSizer s(flat, 64);

@@ -81,18 +81,27 @@ void ProbeSchedule::restart() {
   after_ = kFirstProbeAfter;
 }
 
-BlockSizer::BlockSizer(const ForwardCosts& costs, int max_block, const SpeculationMemory& memory)
-    : max_block_(max_block), learnt_(memory) {
+BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)
+    : costs_(std::move(costs)), max_block_(max_block), learnt_(memory) {
   const double total = learnt_.accepted + learnt_.rejected;
   if (total > kMemoryWeight) {
     learnt_.accepted *= kMemoryWeight / total;
     learnt_.rejected *= kMemoryWeight / total;
   }
-  // A speculative round is one draft forward of width B + 1 and one verify forward of width B.
-  predicted_.push_back(costs.at(1));
-  for (int B = 1; B <= max_block_; ++B) predicted_.push_back(costs.at(B + 1) + costs.at(B));
-  for (int B = 1; B <= max_block_; ++B)  // all accepted: a_1, d_2..d_B and the bonus
-    full_acceptance_rate_ = std::max(full_acceptance_rate_, (B + 1) / predicted(B));
+}
+
+const BlockSizer::RoundCosts& BlockSizer::round_costs(int rows) const {
+  rows = std::max(1, rows);
+  if (by_rows_.size() <= size_t(rows)) by_rows_.resize(size_t(rows) + 1);
+  RoundCosts& rc = by_rows_[size_t(rows)];
+  if (rc.seconds.empty()) {
+    // A speculative round is one draft forward of width B + 1 and one verify forward of width B per row.
+    rc.seconds.push_back(costs_.at(rows));
+    for (int B = 1; B <= max_block_; ++B) rc.seconds.push_back(costs_.at(rows * (B + 1)) + costs_.at(rows * B));
+    for (int B = 1; B <= max_block_; ++B)  // all accepted: a_1, d_2..d_B and the bonus
+      rc.full_acceptance_rate = std::max(rc.full_acceptance_rate, rows * (B + 1) / rc.seconds[size_t(B)]);
+  }
+  return rc;
 }
 
 SpeculationMemory BlockSizer::memory() const { return learnt_; }
@@ -107,22 +116,22 @@ bool BlockSizer::speculation_measured_slower() const {
 
 double BlockSizer::alpha() const { return learnt_.accepted / (learnt_.accepted + learnt_.rejected); }
 
-double BlockSizer::spec_rate(int B, double expected) const {
-  return expected / (spec_scale() * predicted(B));
+double BlockSizer::spec_rate(int B, int rows, double expected) const {
+  return rows * expected / (spec_scale() * predicted(B, rows));
 }
 
-// A round of block size B commits a_1, the accepted run of d_2..d_B (each accepted with probability alpha
-// while the run lasts) and one verifier token: 2 + alpha + ... + alpha^(B-1) expected tokens.
-double BlockSizer::rate(int B) const {
-  if (B == 0) return 1 / (ar_scale() * predicted(0));
+// A round of block size B commits, per row, a_1, the accepted run of d_2..d_B (each accepted with probability
+// alpha while the run lasts) and one verifier token: 2 + alpha + ... + alpha^(B-1) expected tokens.
+double BlockSizer::rate(int B, int rows) const {
+  if (B == 0) return rows / (ar_scale() * predicted(0, rows));
   const double a = alpha();
   double expected = 2, ai = 1;
   for (int i = 1; i < B; ++i) expected += (ai *= a);
-  return spec_rate(B, expected);
+  return spec_rate(B, rows, expected);
 }
 
-void BlockSizer::observe_time(int B, double seconds, int committed) {
-  const double p = predicted(B);
+void BlockSizer::observe_time(int B, double seconds, int committed, int rows) {
+  const double p = predicted(B, rows);
   if (!(p > 0) || !(seconds > 0)) return;
   const bool ar = B == 0;
   RecentMedian& ratio = ar ? learnt_.ar_ratio : learnt_.spec_ratio;
@@ -137,14 +146,14 @@ void BlockSizer::observe_time(int B, double seconds, int committed) {
 }
 
 // Runs every round: one pass, the expected tokens of B built from those of B - 1.
-int BlockSizer::best_block() const {
+int BlockSizer::best_block(int rows) const {
   const double a = alpha();
   double expected = 2, ai = 1;  // B = 1
   int best = 1;
-  double best_rate = spec_rate(1, expected);
+  double best_rate = spec_rate(1, rows, expected);
   for (int B = 2; B <= max_block_; ++B) {
     expected += (ai *= a);
-    const double r = spec_rate(B, expected);
+    const double r = spec_rate(B, rows, expected);
     if (r > best_rate) {
       best = B;
       best_rate = r;
@@ -153,13 +162,15 @@ int BlockSizer::best_block() const {
   return best;
 }
 
-bool BlockSizer::speculation_can_pay() const { return full_acceptance_rate_ / spec_scale() > rate(0); }
+bool BlockSizer::speculation_can_pay(int rows) const {
+  return round_costs(rows).full_acceptance_rate / spec_scale() > rate(0, rows);
+}
 
-int BlockSizer::next() {
-  if (!speculation_can_pay()) return 0;
-  const int best = best_block();
+int BlockSizer::next(int rows) {
+  if (!speculation_can_pay(rows)) return 0;
+  const int best = best_block(rows);
   SpeculationMemory& m = learnt_;
-  if (rate(best) >= rate(0) && !speculation_measured_slower()) {
+  if (rate(best, rows) >= rate(0, rows) && !speculation_measured_slower()) {
     m.spec_probe.restart();
     return m.ar_probe.due() ? 0 : best;
   }

@@ -63,12 +63,15 @@ struct SpeculationMemory {
   ProbeSchedule spec_probe, ar_probe;
 };
 
-// Picks each round's block size, or 0 for a plain AR step when no block size is expected to beat AR (a
-// CPU forward of B + 1 tokens can cost many single-token forwards). Whichever it chooses, it probes the
-// other now and then (ProbeSchedule): a region whose drafts become good is noticed without paying for a
-// speculative round every few tokens, and a calibration that made AR steps look slow is corrected by
-// measuring them. Where the forward costs leave speculation slower than AR even if every draft were accepted (a small model
-// on a compute-bound CPU), it never probes: nothing a probe could measure would change the choice.
+// Picks each round's block size for a batch of `rows` sequences decoded in lockstep, or 0 for a plain AR step
+// when no block size is expected to beat AR (a CPU forward of B + 1 tokens can cost many single-token
+// forwards). The whole batch takes the same kind of round, costed at the batch's total widths: a sequence
+// speculating alone would make every other one wait for its verify forward, and the time of that round would
+// count against their AR steps. Whichever it chooses, it probes the other now and then (ProbeSchedule): drafts
+// that become good are noticed without paying for a speculative round every few tokens, and a calibration
+// that made AR steps look slow is corrected by measuring them. Where the forward costs leave speculation
+// slower than AR even if every draft were accepted (a small model on a compute-bound CPU), it never probes:
+// nothing a probe could measure would change the choice.
 class BlockSizer {
  public:
   // Memory counts are capped at kMemoryWeight pseudo-events so a region unlike its predecessors moves the
@@ -76,44 +79,50 @@ class BlockSizer {
   static constexpr double kMemoryWeight = 12;
   // A round slower than this many times its expected time is a stall, not what the block size costs.
   static constexpr double kStallFactor = 2;
-  BlockSizer(const ForwardCosts& costs, int max_block, const SpeculationMemory& memory = {});
-  // This sizer's estimates, to start the next region of the same kind from.
+  BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory = {});
+  // This sizer's estimates, to start the next batch of the same kind from.
   SpeculationMemory memory() const;
   // Best speculative block size (>= 1) under the current acceptance estimate.
-  int best_block() const;
+  int best_block(int rows = 1) const;
   // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes.
-  int next();
+  int next(int rows = 1);
   // After a verify: `checked` drafted tokens were compared, `accepted` of them matched.
   void observe(int checked, int accepted);
-  // Wall time of a finished round of block size B (0: AR step) that committed `committed` tokens. The
-  // calibrated forward costs leave out per-round work (sampling, bookkeeping, events) and were measured at one
-  // context length; the ratio of measured to predicted time, kept apart for AR steps and speculative rounds,
-  // corrects the prediction (the median of recent ratios, so a stall does not). On top of the model, the measured seconds per committed token of speculative
-  // rounds and of AR steps are compared directly: once both are known, speculation that measured slower
-  // than AR is not chosen (probes still run), whatever the model predicts.
-  void observe_time(int B, double seconds, int committed);
+  // Wall time of a finished round of block size B (0: AR step) over `rows` sequences that committed
+  // `committed` tokens in all. The calibrated forward costs leave out per-round work (sampling, bookkeeping,
+  // events) and were measured at one context length; the ratio of measured to predicted time, kept apart for
+  // AR steps and speculative rounds, corrects the prediction (the median of recent ratios, so that a stall
+  // does not). On top of the model, the measured seconds per committed token of speculative rounds and of AR
+  // steps are compared directly: once both are known, speculation that measured slower than AR is not chosen
+  // (probes still run), whatever the model predicts.
+  void observe_time(int B, double seconds, int committed, int rows = 1);
   // True when measured speculative rounds cost more per committed token than measured AR steps.
   bool speculation_measured_slower() const;
   // True when some block size would beat AR steps were every drafted token accepted.
-  bool speculation_can_pay() const;
+  bool speculation_can_pay(int rows = 1) const;
   // Per-token acceptance probability (geometric model, prior 0.8).
   double alpha() const;
   // Expected committed tokens per second for block size B (B = 0: plain AR).
-  double rate(int B) const;
+  double rate(int B, int rows = 1) const;
 
  private:
+  // Predicted seconds of a round of block size B (0: AR step) for a batch of some rows, and the best
+  // tokens per predicted second over all B were every draft accepted; both fixed by the costs, and read every
+  // round for every B, so worked out once per batch size.
+  struct RoundCosts {
+    std::vector<double> seconds;
+    double full_acceptance_rate = 0;
+  };
+  ForwardCosts costs_;
   int max_block_;
   SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
-  // Best tokens per predicted second over all B were every draft accepted: fixed by the costs, so the
-  // per-round check of speculation_can_pay() only applies the current time ratios to it.
-  double full_acceptance_rate_ = 0;
-  // Predicted seconds of a round of block size B (0: AR step), from the costs; read every round for every B.
-  std::vector<double> predicted_;
-  double predicted(int B) const { return predicted_[size_t(B)]; }
+  mutable std::vector<RoundCosts> by_rows_;  // index: rows
+  const RoundCosts& round_costs(int rows) const;
+  double predicted(int B, int rows) const { return round_costs(rows).seconds[size_t(B)]; }
   double ar_scale() const { return learnt_.ar_ratio.value(1); }
   double spec_scale() const { return learnt_.spec_ratio.value(1); }
-  // Rate of block size B given the expected committed tokens of its round.
-  double spec_rate(int B, double expected) const;
+  // Rate of block size B given the expected committed tokens of its round (all rows).
+  double spec_rate(int B, int rows, double expected) const;
 };
 
 }  // namespace saccade

@@ -75,17 +75,17 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       case DecodeMode::AR: decode_ar(ctx, seqs); break;
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
-        std::vector<std::unique_ptr<BlockSizer>> sizers(seqs.size());
+        std::unique_ptr<BlockSizer> sizer;
         if (auto_block) {
           ForwardCosts& costs = memory->costs;
           if (costs.widths.empty())
             costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 4);
-          for (size_t i = 0; i < seqs.size(); ++i)
-            sizers[i] = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, memory->speculation[seqs[i]->kind()]);
+          // A page's text lines come in batches of their own; a batch of mixed kinds learns as its first.
+          sizer = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, memory->speculation[seqs[0]->kind()]);
         }
-        decode_self_spec(ctx, seqs, sizers);
-        for (size_t i = 0; i < seqs.size(); ++i)
-          if (sizers[i]) memory->speculation[seqs[i]->kind()] = sizers[i]->memory();
+        decode_self_spec(ctx, seqs, sizer.get());
+        if (sizer)
+          for (Sequence* seq : seqs) memory->speculation[seq->kind()] = sizer->memory();
         break;
       }
     }

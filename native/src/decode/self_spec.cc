@@ -178,22 +178,22 @@ void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round
 
 }  // namespace
 
-void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
-                      const std::vector<std::unique_ptr<BlockSizer>>& sizers) {
+void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer) {
   const ModelConfig& c = ctx.model.cfg;
   for (int round = 0; !ctx.cancel.load(); ++round) {
+    const int running = int(std::count_if(seqs.begin(), seqs.end(), [](const Sequence* s) { return !s->done(); }));
+    if (running == 0) break;
+    const int chosen = sizer ? sizer->next(running) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
-    for (size_t i = 0; i < seqs.size(); ++i) {
-      Sequence* s = seqs[i];
+    for (Sequence* s : seqs) {
       if (s->done()) continue;
       RoundState r;
       r.seq = s;
-      r.sizer = sizers[i].get();
-      r.B = std::min(r.sizer ? r.sizer->next() : std::max(1, ctx.opts.block_size), s->budget());
+      r.sizer = sizer;
+      r.B = std::min(chosen, s->budget());
       r.L = s->cache().len;
       st.push_back(std::move(r));
     }
-    if (st.empty()) break;
     const double round_t0 = now_ms();
 
     // Draft forward [c, MASK x B]: c causal, the masks see the prefix, c and the whole block.
@@ -237,10 +237,12 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
     }
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
     const double round_ms = now_ms() - round_t0;
+    int committed = 0;
     for (const RoundState& r : st) {
-      if (r.sizer) r.sizer->observe_time(r.B, round_ms / 1000, int(r.committed.size()));
+      committed += int(r.committed.size());
       emit_round(ctx, r, round, round_ms);
     }
+    if (sizer) sizer->observe_time(chosen, round_ms / 1000, committed, running);
   }
 }
 

@@ -2,7 +2,6 @@
 // Decoding strategies over the same model. AR and self-spec advance a batch of regions in lockstep, one
 // shared forward per step (rows stay independent, so batching changes no token); each region stops on its
 // own (EOS, budget) and all stop on cancel.
-#include <memory>
 #include <vector>
 
 #include "decode/block_size.h"
@@ -13,11 +12,10 @@ namespace saccade {
 // Plain autoregressive decoding, greedy or sampled.
 void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs);
 
-// Self-speculative decoding (docs/decisions/0002): diffusion draft, AR verify. sizers[i] == nullptr: the fixed
-// block size from the options. Greedy output equals decode_ar's; with sampling the speculative rejection rule
-// keeps the AR distribution.
-void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs,
-                      const std::vector<std::unique_ptr<BlockSizer>>& sizers);
+// Self-speculative decoding (docs/decisions/0002): diffusion draft, AR verify. The sizer picks every round's
+// block size for the whole batch; without one, the fixed block size from the options. Greedy output equals
+// decode_ar's; with sampling the speculative rejection rule keeps the AR distribution.
+void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer);
 
 // Pure block diffusion, one region at a time: each step fills every masked slot whose probability exceeds
 // tau_c, or the single most confident one.
