@@ -181,7 +181,8 @@ void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round
 void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer) {
   const ModelConfig& c = ctx.model.cfg;
   for (int round = 0; !ctx.cancel.load(); ++round) {
-    const int running = int(std::count_if(seqs.begin(), seqs.end(), [](const Sequence* s) { return !s->done(); }));
+    const int running =
+        int(std::count_if(seqs.begin(), seqs.end(), [](const Sequence* s) { return !s->done(); }));
     if (running == 0) break;
     const int chosen = sizer ? sizer->next(running) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
