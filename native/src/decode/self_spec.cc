@@ -9,7 +9,6 @@ namespace {
 // One sequence's state within a round.
 struct RoundState {
   Sequence* seq;
-  BlockSizer* sizer;
   int B = 0, L = 0, a1 = 0, forwards = 0, accepted = 0;
   float a1_prob = 0;
   std::vector<int> draft;               // d_1..d_B (after refinement)
@@ -98,8 +97,10 @@ void take_draft(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
              ctx.sink);
 }
 
-// Verify forward output (row i predicts a_{i+2}) -> accepted run + correction or bonus.
-void take_verify(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round) {
+// Verify forward output (row i predicts a_{i+2}) -> accepted run + correction or bonus; the sizer (if any)
+// learns the acceptance.
+void take_verify(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round,
+                 BlockSizer* sizer) {
   const int V = ctx.model.cfg.text.vocab_size;
   const bool sampling = ctx.opts.temperature > 0;
   Sequence& seq = *r.seq;
@@ -148,7 +149,7 @@ void take_verify(DecodeContext& ctx, RoundState& r, const std::vector<float>& lo
     }
   }
   r.accepted += matched;
-  if (r.sizer) r.sizer->observe(checked, matched);
+  if (sizer) sizer->observe(checked, matched);
   const int n = seq.commit(out, round, ctx.sink);
   for (int k = 0; k < n; ++k) r.committed.push_back(out[size_t(k)].id);
   // Verified KV is kept for every committed token except the last, which becomes the next c.
@@ -190,7 +191,6 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       if (s->done()) continue;
       RoundState r;
       r.seq = s;
-      r.sizer = sizer;
       r.B = std::min(chosen, s->budget());
       r.L = s->cache().len;
       st.push_back(std::move(r));
@@ -233,7 +233,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       const double verify_ms = now_ms() - t0;
       for (size_t i = 0; i < verifying.size(); ++i) {
         verifying[i]->verify_ms = verify_ms;
-        take_verify(ctx, *verifying[i], logits[i], round);
+        take_verify(ctx, *verifying[i], logits[i], round, sizer);
       }
     }
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
