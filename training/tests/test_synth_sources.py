@@ -1,6 +1,7 @@
 """The raw material of the generator: fonts, prose and phrase tables stay inside the vocabulary."""
 
 import random
+import re
 
 from saccade.synth import corpus, fonts, formulas, phrases, tables
 from saccade.vocab import CHARSET
@@ -68,3 +69,25 @@ def test_formulas_render_identically_after_the_font_reload():
     MathTextParser._parse_cached.cache_clear()
     after = [formulas.render_formula(t, fs, 12.0, 150).tobytes() for t in tokens for fs in ("cm", "stixsans")]
     assert before == after
+
+
+def test_amounts_print_as_financial_documents_do():
+    """Whole numbers, tenths and cents all occur, dollars far more often than yen, and one table column keeps
+    one style: a model that never saw "59.0" reads it as "590"."""
+    rng = random.Random(0)
+    assert {len(phrases.number(rng).partition(".")[2]) for _ in range(300)} == {0, 1, 2}
+    amounts = [phrases.amount(rng) for _ in range(2000)]
+    assert sum(a.startswith("$") for a in amounts) > 5 * sum(a.startswith("¥") for a in amounts) > 0
+    for seed in range(20):
+        column = tables.column_format(random.Random(seed), "amount")
+        cells = [column(rng).rstrip(" USDEUR€)") for _ in range(30)]
+        # a group separator is followed by three digits, a decimal separator by one or two
+        places = {len(m.group(1)) if (m := re.search(r"[.,](\d{1,2})$", c)) else 0 for c in cells}
+        assert len(places) == 1, cells
+
+
+def test_capitals_stay_in_the_vocabulary():
+    every = "".join(sorted(CHARSET - {"\n"}))
+    capitals = phrases.capitals(every)
+    assert set(capitals) <= CHARSET and len(capitals) == len(every)
+    assert phrases.capitals("Net 30 days, café") == "NET 30 DAYS, CAFÉ"

@@ -6,6 +6,7 @@ that only uses vocabulary characters.
 import random
 from collections.abc import Callable
 
+from ..vocab import CHARSET
 from . import corpus
 
 FIRST_NAMES = (
@@ -61,7 +62,10 @@ SHORT_CROPS = ("Total", "Subtotal", "Date", "Name", "Qty", "No.", "Page", "Amoun
 HEADING_WORDS = ("Introduction Summary Background Scope Definitions Terms Conditions Payment Delivery Warranty "
                  "Liability Termination Confidentiality Results Discussion Methods Appendix Overview Notes "
                  "Schedule Obligations Remedies Miscellaneous Acknowledgements References Conclusion").split()
-CURRENCIES = (("$", ""), ("", " USD"), ("€", ""), ("", " €"), ("£", ""), ("", " EUR"), ("¥", ""), ("", ""))
+# (prefix, suffix) and how often documents in English print it: dollars and bare numbers far more often than
+# yen (an even draw made the model read "$" as "¥"); "RM" is what Malaysian receipts print.
+CURRENCIES = {("$", ""): 30, ("", ""): 25, ("€", ""): 8, ("£", ""): 7, ("RM", ""): 6, ("", " €"): 5,
+              ("", " USD"): 5, ("", " EUR"): 4, ("¥", ""): 2}
 
 
 def person(rng: random.Random) -> str:
@@ -116,20 +120,28 @@ def time_of_day(rng: random.Random) -> str:
                        f"{h:02d}:{m:02d}:{rng.randint(0, 59):02d}"))
 
 
-def number(rng: random.Random, european: bool = False, magnitude: float | None = None) -> str:
+def currency(rng: random.Random) -> tuple[str, str]:
+    return rng.choices(list(CURRENCIES), weights=list(CURRENCIES.values()))[0]
+
+
+def number(rng: random.Random, european: bool = False, magnitude: float | None = None,
+           decimals: int | None = None) -> str:
+    """Financial statements print tenths ("59.0") and whole numbers as often as cents."""
     magnitude = magnitude or rng.choice((10, 100, 1000, 10000, 1000000))
+    decimals = rng.choices((0, 1, 2), weights=(3, 3, 4))[0] if decimals is None else decimals
     value = rng.random() * magnitude
-    text = f"{value:,.2f}"
+    text = f"{value:,.{decimals}f}" if rng.random() < 0.85 else f"{value:.{decimals}f}"
     if european:
         text = text.replace(",", " ").replace(".", ",").replace(" ", ".")
     return text
 
 
-def amount(rng: random.Random, currency: tuple[str, str] | None = None, magnitude: float | None = None) -> str:
-    """Money; `currency` (prefix, suffix) and `magnitude` fix the style, e.g. for a table column."""
-    prefix, suffix = currency or rng.choice(CURRENCIES)
+def amount(rng: random.Random, money: tuple[str, str] | None = None, magnitude: float | None = None,
+           decimals: int | None = None) -> str:
+    """Money; `money` (prefix, suffix), `magnitude` and `decimals` fix the style, e.g. for a table column."""
+    prefix, suffix = money or currency(rng)
     european = suffix in (" €", " EUR") or prefix == "€"
-    text = number(rng, european, magnitude)
+    text = number(rng, european, magnitude, decimals)
     if rng.random() < 0.08:
         text = f"({text})" if rng.random() < 0.5 else f"-{text}"
     spacer = " " if prefix and rng.random() < 0.3 else ""
@@ -269,6 +281,19 @@ def typographic(text: str) -> str:
     return "".join(out).replace("...", "…").replace("--", "—")
 
 
+def capitals(text: str) -> str:
+    """The text in capitals, leaving a letter whose capital lies outside the vocabulary (µ) as it is."""
+    return "".join(u if len(u := ch.upper()) == 1 and u in CHARSET else ch for ch in text)
+
+
+def period(rng: random.Random) -> str:
+    """A reporting period as the column heads of financial statements print it."""
+    year = rng.randint(1990, 2030)
+    quarter, yy = rng.randint(1, 4), f"{year % 100:02d}"
+    return rng.choice((f"Q{quarter}", f"Q{quarter} {year}", f"{quarter}Q{yy}", f"{rng.randint(1, 2)}H{yy}",
+                       f"FY{year}", f"{year}e", f"{year}A", str(year)))
+
+
 def short_crop(rng: random.Random) -> str:
     """Tiny regions: labels, a number, a cell, a letter; the model must not invent text around them."""
     kinds = (
@@ -282,6 +307,7 @@ def short_crop(rng: random.Random) -> str:
         lambda: f"Page {rng.randint(1, 30)}" + (f" of {rng.randint(30, 60)}" if rng.random() < 0.5 else ""),
         lambda: rng.choice(FIELD_LABELS) + ":",
         lambda: measurement(rng),
+        lambda: period(rng),
     )
     return rng.choice(kinds)()
 

@@ -73,9 +73,10 @@ def column_format(rng: random.Random, kind: str) -> Callable[[random.Random], st
     """A value maker for one column: style choices (currency, date spelling, decimals) are fixed here, so a
     column reads consistently, as in real tables."""
     if kind == "amount":
-        currency = rng.choice(phrases.CURRENCIES) if rng.random() < 0.35 else ("", "")
+        money = phrases.currency(rng) if rng.random() < 0.35 else ("", "")
         magnitude = rng.choice((100, 1000, 10000, 100000, 1000000))
-        return lambda r: phrases.amount(r, currency, magnitude * r.uniform(0.2, 1.0))
+        decimals = rng.choice((0, 1, 2, 2))
+        return lambda r: phrases.amount(r, money, magnitude * r.uniform(0.2, 1.0), decimals)
     if kind == "quantity":
         unit, decimals = rng.choice(("", "", "", " pcs", " kg", " h")), rng.choice((0, 0, 1, 2))
         top = rng.choice((10, 100, 5000))

@@ -116,6 +116,13 @@ def layout_text(rng: random.Random) -> TextLayout:
             layout.prose = phrases.typographic(" ".join(layout.prose)).split()
         if layout.lines is not None:
             layout.lines = [[phrases.typographic(seg) for seg in line] for line in layout.lines]
+    # Forms, receipts and notices print whole lines in capitals; without these the only capitals in the
+    # corpus are licence disclaimers, and the model wrote "WARRANTY" over a receipt's product names.
+    if rng.random() < 0.06:
+        if layout.prose is not None:
+            layout.prose = [phrases.capitals(w) for w in layout.prose]
+        if layout.lines is not None:
+            layout.lines = [[phrases.capitals(seg) for seg in line] for line in layout.lines]
     return layout
 
 
