@@ -10,7 +10,11 @@ export interface FixationOptions {
   warmupSteps: number;
   /** How many decoder layers act as focal layers. */
   focalLayers: number;
-  /** Fraction of image tokens kept per step (top-tau by attention). */
+  /**
+   * Fraction of image tokens the non-focal layers keep per step (top-tau by focal attention). 1 prunes nothing:
+   * the focal layers still give every token its heatmap. Pruning costs the shipped model accuracy, so it is
+   * the user's choice, not the default (docs/decisions/0012).
+   */
   keepRatio: number;
 }
 
@@ -48,7 +52,7 @@ export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
   maxNewTokens: 1024,
   batchSize: 8,
   repeatGuard: true,
-  fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 0.08 },
+  fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 1 },
 };
 
 /** One region crop handed to the engine: 8-bit grayscale, row-major. */

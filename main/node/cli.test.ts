@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { parseArgs } from './cli';
 import { addonPath } from './native-addon';
 
 const ROOT = join(__dirname, '..', '..');
@@ -32,4 +33,12 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
     assert.ok(region, 'no region has tokens');
     assert.ok(region.box.x1 > region.box.x0 && typeof region.text === 'string');
   }
+});
+
+test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-ratio asks for it', () => {
+  assert.equal(parseArgs(['a.png']).options.fixation.keepRatio, 1);
+  const pruned = parseArgs(['a.png', '--keep-ratio', '0.1']).options.fixation;
+  assert.deepEqual([pruned.enabled, pruned.keepRatio], [true, 0.1]);
+  assert.throws(() => parseArgs(['a.png', '--keep-ratio', '0']), /--keep-ratio must be in \(0, 1\], not 0/);
+  assert.equal(parseArgs(['a.png', '--no-fixation']).options.fixation.enabled, false);
 });

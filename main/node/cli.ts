@@ -19,6 +19,7 @@ interface CliArgs {
 }
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
+                     [--keep-ratio R image tokens kept after the focal layers, 1 = all]
                      [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
@@ -41,6 +42,11 @@ export function parseArgs(argv: string[]): CliArgs {
       if (!['ar', 'spec', 'diffusion'].includes(m)) throw new Error(`--mode must be ar, spec or diffusion, not ${m}`);
       args.options.mode = m as DecodeMode;
     } else if (a === '--no-fixation') args.options.fixation.enabled = false;
+    else if (a === '--keep-ratio') {
+      const r = Number(value());
+      if (!(r > 0 && r <= 1)) throw new Error(`--keep-ratio must be in (0, 1], not ${argv[i]}`);
+      args.options.fixation.keepRatio = r;
+    }
     else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());

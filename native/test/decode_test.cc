@@ -127,12 +127,26 @@ TEST(sampling_is_reproducible_by_seed) {
   }
 }
 
-TEST(fixation_keeping_every_image_token_changes_nothing) {
+TEST(fixation_keeping_every_image_token_reports_heatmaps_and_changes_nothing) {
+  // The default: heatmaps for the user, every layer still attending to the whole image.
   const DecodeResult ar = run(opts(DecodeMode::AR, 0));
-  DecodeOptions o = opts(DecodeMode::AR, 0);
-  o.fixation = {true, 2, 2, 1.0f};
-  const DecodeResult fx = run(o);
-  for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(fx.regions[i].tokens == ar.regions[i].tokens);
+  for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
+    DecodeOptions o = opts(mode, 4);
+    o.fixation = {true, 2, 2, 1.0f};
+    Collect sink;
+    const DecodeResult fx = run(o, &sink);
+    int with = 0, tokens = 0;
+    for (const Event& e : sink.events) {
+      if (e.type != Event::Type::Token) continue;
+      ++tokens;
+      with += e.has_fixation;
+    }
+    CHECK(with > tokens / 2);
+    for (size_t i = 0; i < ar.regions.size(); ++i) {
+      CHECK(fx.regions[i].tokens == ar.regions[i].tokens);
+      CHECK(fx.regions[i].stats.visual_token_fraction == 1.0);
+    }
+  }
 }
 
 TEST(fixation_reports_heatmaps_and_prunes_image_tokens) {

@@ -11,7 +11,7 @@ struct FixationOptions {
   bool enabled = true;
   int warmup_steps = 4;
   int focal_layers = 2;
-  float keep_ratio = 0.08f;
+  float keep_ratio = 1.0f;  // 1: heatmaps only, nothing pruned (docs/decisions/0012)
 };
 
 struct DecodeOptions {

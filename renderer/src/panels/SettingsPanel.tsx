@@ -26,9 +26,10 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
         <input type="range" min={0.5} max={0.99} step={0.01} value={s.tauC} disabled={s.mode !== 'diffusion'}
           onChange={(e) => actions.updateSettings({ tauC: Number(e.target.value) })} />
       </label>
-      <label className="row"><input type="checkbox" checked={s.fixation} onChange={(e) => actions.updateSettings({ fixation: e.target.checked })} /> Fixation (prune visual tokens)</label>
-      <label><span>Keep ratio <output>{Math.round(s.keepRatio * 100)}%</output></span>
-        <input type="range" min={0.02} max={0.5} step={0.01} value={s.keepRatio} disabled={!s.fixation}
+      <label className="row"><input type="checkbox" checked={s.fixation} onChange={(e) => actions.updateSettings({ fixation: e.target.checked })} /> Fixation (where the model looks)</label>
+      <label title="Below 100% the layers after the focal ones read only the image tokens the focal layers chose: faster attention, and with the current model less accurate text.">
+        <span>Image tokens kept <output>{s.keepRatio >= 1 ? 'all' : `${Math.round(s.keepRatio * 100)}%`}</output></span>
+        <input type="range" min={0.02} max={1} step={0.01} value={s.keepRatio} disabled={!s.fixation}
           onChange={(e) => actions.updateSettings({ keepRatio: Number(e.target.value) })} />
       </label>
       <p className="muted">Settings apply to the next decode.</p>
