@@ -95,3 +95,27 @@ test('dark and faint scans give the same text lines as the clean page', async ()
     assert.ok(Math.abs(n - clean) <= 0.1 * clean, `${name}: ${n} lines vs ${clean} clean`);
   }
 });
+
+test('a banner with letters cut out of it is a figure, a ruled grid of the same size a table', () => {
+  const width = 600;
+  const height = 400;
+  const page = (draw: (x: number, y: number) => boolean): Uint8Array => {
+    const ink = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) ink[y * width + x] = draw(x, y) ? 1 : 0;
+    // Body text, so the page has a character height: rows of 8 x 10 glyphs below the shape.
+    for (let row = 0; row < 4; row++) {
+      for (let g = 0; g < 30; g++) {
+        for (let y = 300 + row * 20; y < 310 + row * 20; y++) for (let x = 40 + g * 12; x < 48 + g * 12; x++) ink[y * width + x] = 1;
+      }
+    }
+    return ink;
+  };
+  const inShape = (x: number, y: number) => x >= 100 && x < 500 && y >= 40 && y < 240;
+  // Two rows of 10 x 40 letters knocked out of a solid box.
+  const letter = (x: number, y: number) => ((y >= 80 && y < 120) || (y >= 160 && y < 200)) && (x - 120) % 30 < 10 && x >= 120 && x < 480;
+  const banner = analyseLayout(page((x, y) => inShape(x, y) && !letter(x, y)), width, height);
+  const grid = analyseLayout(page((x, y) => inShape(x, y) && ((y - 40) % 50 === 0 || y === 239 || (x - 100) % 100 === 0 || x === 499)), width, height);
+  const kindAt = (l: ReturnType<typeof analyseLayout>) => l.blocks.find((b) => b.box.x0 <= 110 && b.box.x1 >= 490 && b.box.y0 <= 50)?.kind;
+  assert.equal(kindAt(banner), 'figure');
+  assert.equal(kindAt(grid), 'table');
+});

@@ -226,8 +226,11 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
       rules.push(c);
     } else if (w > 6 * xh && h > 6 * xh) {
       const runs = longRuns(ink, width, c, 0.6);
-      // A plain frame (a chart's box) has two rules each way; a grid has more in at least one direction.
-      if (runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
+      // A plain frame (a chart's box) has two rules each way; a grid has more in at least one direction. Rules
+      // leave a grid mostly paper; a shape mostly ink (a logo or banner with letters cut out of it has a long
+      // run on every row between its letters) is a figure, not a table to read.
+      const solid = c.area > 0.4 * w * h;
+      if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
       else if (c.area / (w * h) > 0.02) figures.push(c);
     } else if (w > 0 && h <= 8 * xh) {
       textComps.push(c);
