@@ -82,8 +82,8 @@ void FixationController::after_attention(int layer, const AttentionArgs& a) {
     return;
   }
   if (!is_focal_[size_t(layer)]) return;
-  // Keeping every image token selects nothing: rows keep an empty list, which later layers read as "attend
-  // to the whole image", and the focal layers only feed the heatmaps.
+  // Keeping every image token selects nothing (the other layers stay on full attention, before_attention);
+  // the focal layers then only feed the heatmaps.
   const bool selects = keep_k_ < n_img_;
   for (int r = 0; r < rows_; ++r) {
     const float* s = a.image_scores + size_t(r) * n_img_;
