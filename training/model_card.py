@@ -112,10 +112,10 @@ Tokens per forward count decoder forwards after the prefill; self-spec counts dr
 
 ## Limitations
 
-- Trained for well under two hours on two CPU cores: it does not read yet (see the evaluation above). It
-  writes text in the style of its training data that has little to do with the image's letters; the run
-  notes say what was measured and what to change.
-  Retrain with `training/train.py` (the run is resumable) before relying on it.
+- Trained on two CPU cores in a chain of continued runs (each run's notes.md names the one it continued):
+  it reads only partly (see the evaluation above); where it cannot read a word it writes one in the style
+  of its training data. The run notes say what was measured and what to change; continue it with
+  `training/train.py --init-from` before relying on it.
 - Printed English only; no handwriting; tables without thead/tbody markup.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
