@@ -46,8 +46,7 @@ export function parseArgs(argv: string[]): CliArgs {
       const r = Number(value());
       if (!(r > 0 && r <= 1)) throw new Error(`--keep-ratio must be in (0, 1], not ${argv[i]}`);
       args.options.fixation.keepRatio = r;
-    }
-    else if (a === '--json') args.json = true;
+    } else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
     else if (a === '--max-tokens') args.options.maxNewTokens = Number(value());

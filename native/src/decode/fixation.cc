@@ -59,7 +59,7 @@ void FixationController::before_attention(int layer, AttentionArgs& a) {
     a.image_scores = scores_.data();
     return;
   }
-  if (keep_k_ >= n_img_) {  // nothing is pruned: the plain full attention, not a gather of every token
+  if (!selects()) {  // nothing is pruned: the plain full attention, not a gather of every token
     frac_sum_ += rows_;
     frac_n_ += rows_;
     return;
@@ -82,15 +82,12 @@ void FixationController::after_attention(int layer, const AttentionArgs& a) {
     return;
   }
   if (!is_focal_[size_t(layer)]) return;
-  // Keeping every image token selects nothing (the other layers stay on full attention, before_attention);
-  // the focal layers then only feed the heatmaps.
-  const bool selects = keep_k_ < n_img_;
   for (int r = 0; r < rows_; ++r) {
     const float* s = a.image_scores + size_t(r) * n_img_;
     auto& acc = row_scores_[size_t(r)];
     if (acc.empty()) acc.assign(size_t(n_img_), 0.0f);
     for (int i = 0; i < n_img_; ++i) acc[size_t(i)] += s[i];
-    if (!selects) continue;
+    if (!selects()) continue;
     std::vector<int> sel = top_k(s, n_img_, keep_k_);
     for (int& i : sel) i += ib_;
     std::sort(sel.begin(), sel.end());

@@ -41,6 +41,8 @@ class FixationController final : public AttentionHook {
 
  private:
   void select_focal_layers();
+  // keep_ratio 1 keeps every image token: the focal layers then only feed the heatmaps.
+  bool selects() const { return keep_k_ < n_img_; }
 
   FixationOptions o_;
   int layers_, ib_, ie_, n_img_, keep_k_;

@@ -5,6 +5,7 @@ The target is the visible text, lines joined by '\\n' and words by one space, wh
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -112,18 +113,21 @@ def layout_text(rng: random.Random) -> TextLayout:
     make = rng.choices([k for k, _ in KINDS], weights=[w for _, w in KINDS])[0]
     layout = make(rng)
     if rng.random() < 0.3:  # typeset documents print curly quotes and real dashes
-        if layout.prose is not None:
-            layout.prose = phrases.typographic(" ".join(layout.prose)).split()
-        if layout.lines is not None:
-            layout.lines = [[phrases.typographic(seg) for seg in line] for line in layout.lines]
+        _restyle(layout, phrases.typographic)
     # Forms, receipts and notices print whole lines in capitals; without these the only capitals in the
     # corpus are licence disclaimers, and the model wrote "WARRANTY" over a receipt's product names.
     if rng.random() < 0.06:
-        if layout.prose is not None:
-            layout.prose = [phrases.capitals(w) for w in layout.prose]
-        if layout.lines is not None:
-            layout.lines = [[phrases.capitals(seg) for seg in line] for line in layout.lines]
+        _restyle(layout, phrases.capitals)
     return layout
+
+
+def _restyle(layout: TextLayout, style: Callable[[str], str]) -> None:
+    """Applies a text transform to everything the layout prints (prose as one run, so quotes see the word
+    before them)."""
+    if layout.prose is not None:
+        layout.prose = style(" ".join(layout.prose)).split()
+    if layout.lines is not None:
+        layout.lines = [[style(seg) for seg in line] for line in layout.lines]
 
 
 def _style(rng: random.Random, layout: TextLayout, text: str, size: int, face: Face | None = None) -> TextStyle:
