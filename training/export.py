@@ -21,7 +21,7 @@ def main():
     p.add_argument("out_dir")
     p.add_argument("--glyph-head", default=None, help="also write the checkpoint's glyph head here")
     args = p.parse_args()
-    state = torch.load(args.checkpoint)
+    state = torch.load(args.checkpoint, map_location="cpu")  # a GPU run's checkpoint exports anywhere
     model = SaccadeOCR(state["config"])
     model.load_state_dict(state["model"])
     export(model, args.out_dir)

@@ -21,7 +21,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from saccade.config import default_config
-from saccade.data import EVAL_SEED_BASE, RegionStream
+from saccade.data import EVAL_SEED_BASE, RegionStream, to_device
 from saccade.loss import batch_loss, image_gain
 from saccade.model import SaccadeOCR, count_parameters
 from saccade.synth.regions import KIND_SHARES
@@ -38,6 +38,10 @@ def parse_args(argv=None):
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--warmup", type=int, default=60, help="warm-up steps")
     p.add_argument("--token-budget", type=int, default=1536, help="padded tokens per batch")
+    p.add_argument("--max-batch", type=int, default=48, help="regions per batch at most")
+    p.add_argument("--pool", type=int, default=64,
+                   help="regions each loader worker sorts by length before cutting them into batches")
+    p.add_argument("--device", default="cpu", help="torch device to train on, e.g. cuda (one rank)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="torch threads per rank")
     p.add_argument("--ranks", type=int, default=1, help="data-parallel processes")
@@ -76,7 +80,10 @@ def parse_args(argv=None):
     p.add_argument("--init-glyph-head", default=None,
                    help="with --init-from: the glyph head that export.py --glyph-head kept from the run before; "
                         "a fresh head's first steps pull the vision encoder off what it had learnt")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.device != "cpu" and args.ranks != 1:
+        p.error("--ranks is for CPU training; on an accelerator one process feeds it")
+    return args
 
 
 def parse_shares(text):
@@ -121,6 +128,10 @@ def main(argv=None):
 
 def train(rank, args, port=None):
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(args.seed)
     distributed = args.ranks > 1
     if distributed:
@@ -151,12 +162,14 @@ def train(rank, args, port=None):
         # from zero logits) from swamping the dual loss under the shared gradient clip.
         torch.nn.init.constant_(glyph_head.bias, -math.log(tc["vocab_size"]))
     trained = [model] + ([glyph_head] if glyph_head is not None else [])
+    for m in trained:
+        m.to(device)
     params = [p for m in trained for p in m.parameters()]
     opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     step, elapsed, samples_seen = 0, 0.0, 0
     resume = latest_checkpoint(ckpt_dir)
     if resume:
-        state = torch.load(resume)
+        state = torch.load(resume, map_location=device)
         model.load_state_dict(state["model"])
         had_head = state.get("glyph_head") is not None
         if glyph_head is not None and had_head:
@@ -191,10 +204,12 @@ def train(rank, args, port=None):
     caps = {} if args.max_table_tokens is None else {"table": args.max_table_tokens}
     # Seeds move on with the step count, so a resumed run sees fresh regions; ranks draw far apart.
     stream = RegionStream(generate, config, first_seed=args.seed * 10_000_000 + rank * 5_000_000 + step * 64,
-                          token_budget=args.token_budget, max_target_tokens=args.max_target_tokens, kind_caps=caps)
+                          token_budget=args.token_budget, max_batch=args.max_batch, pool=args.pool,
+                          max_target_tokens=args.max_target_tokens, kind_caps=caps)
     # Rank processes are spawned, so their loader workers are too: they import the corpus afresh.
     share = corpus.UNPREDICTABLE_SHARE if args.unpredictable_share is None else args.unpredictable_share
     loader = DataLoader(stream, batch_size=None, num_workers=args.workers, prefetch_factor=4,
+                        pin_memory=device.type == "cuda",
                         persistent_workers=False, worker_init_fn=functools.partial(corpus.set_unpredictable_share, share))
     # image_gain is probed on one fixed batch the run never trains on, so probes compare across steps.
     probe = None
@@ -203,6 +218,7 @@ def train(rank, args, port=None):
         probe = next(iter(RegionStream(generate, config, first_seed=EVAL_SEED_BASE - 1_000_000,
                                        token_budget=args.token_budget, max_target_tokens=args.max_target_tokens,
                                        kind_caps=caps)))
+        probe = to_device(probe, device)
     log = open(os.path.join(run_dir, "log.jsonl"), "a") if rank == 0 else None
     model.train()
     t0 = time.time() - elapsed
@@ -235,6 +251,7 @@ def train(rank, args, port=None):
         lr = lr_at(args, step, elapsed_min)
         for g in opt.param_groups:
             g["lr"] = lr
+        batch = to_device(batch, device)
         loss, ar, diff, glyph, look = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()

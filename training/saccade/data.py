@@ -41,6 +41,17 @@ def collate_with_images(samples):
     return batch
 
 
+def to_device(batch, device):
+    """The batch with every tensor, also those inside its lists, on `device` (absent targets stay None)."""
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device, non_blocking=True)
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        return value
+    return {key: move(value) for key, value in batch.items()}
+
+
 class RegionStream(IterableDataset):
     """Endless batches. Each worker draws seeds first_seed + worker + k * workers, so workers never repeat
     each other; a pool of samples is sorted by length and cut into batches of at most `token_budget`

@@ -34,7 +34,7 @@ def glyph_loss(head, image_embeds, glyphs):
     for emb, pairs in zip(image_embeds, glyphs):
         if pairs is None:
             continue
-        y = torch.zeros(emb.shape[0], head.out_features)
+        y = torch.zeros(emb.shape[0], head.out_features, device=emb.device)
         y[pairs[:, 0], pairs[:, 1]] = 1.0
         logits.append(head(emb))
         labels.append(y)

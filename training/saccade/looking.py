@@ -58,8 +58,10 @@ def look_loss(probs, looks):
     for b, pairs in enumerate(looks):
         if pairs is None:
             continue
+        pairs = pairs.to(probs.device)
         got = probs[b, pairs[:, 0], pairs[:, 1]]
-        per_query = torch.zeros(int(pairs[-1, 2]) + 1, dtype=got.dtype).index_add(0, pairs[:, 2], got)
+        per_query = torch.zeros(int(pairs[-1, 2]) + 1, dtype=got.dtype, device=got.device)
+        per_query = per_query.index_add(0, pairs[:, 2], got)
         losses.append(-torch.log(per_query.clamp(min=1e-6)))
     if not losses:
         return None

@@ -51,7 +51,7 @@ def mrope_angles(pos3, head_dim, theta, section):
 
 def attention_bias(mask, dtype):
     """Boolean mask (True = may attend) -> additive bias, built once per forward for all layers."""
-    return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, float("-inf"))
+    return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(~mask, float("-inf"))
 
 
 class SwiGLU(nn.Module):
@@ -158,9 +158,10 @@ class VisionEncoder(nn.Module):
         dtype = self.patch_embed.weight.dtype
         if self.stem is not None:
             patch_list = [self.stem(p, g) for p, g in zip(patch_list, grids)]
-        x = torch.zeros(B, n_max, patch_list[0].shape[1], dtype=dtype)
-        angles = torch.zeros(B, n_max, hv // 2, dtype=torch.float64)
-        key_mask = torch.zeros(B, n_max, dtype=torch.bool)
+        device = patch_list[0].device
+        x = torch.zeros(B, n_max, patch_list[0].shape[1], dtype=dtype, device=device)
+        angles = torch.zeros(B, n_max, hv // 2, dtype=torch.float64, device=device)
+        key_mask = torch.zeros(B, n_max, dtype=torch.bool, device=device)
         for i, (p, (hp, wp)) in enumerate(zip(patch_list, grids)):
             n = p.shape[0]
             x[i, :n] = p
