@@ -1,10 +1,10 @@
 """Write the model card README.md of an exported checkpoint from its config, training log and evaluation.
 
-    /usr/bin/python3 model_card.py ../assets/models/saccade-ocr-tiny runs/tiny-v1
+    /usr/bin/python3 model_card.py ../assets/models/saccade-ocr-tiny runs/tiny-v1 [--compute "one GPU ..."]
 """
+import argparse
 import json
 import os
-import sys
 
 from saccade.checkpoint import load
 from saccade.model import count_parameters
@@ -17,7 +17,12 @@ def fmt(x, pct=False):
 
 
 def main():
-    model_dir, run_dir = sys.argv[1], sys.argv[2]
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model_dir")
+    p.add_argument("run_dir")
+    p.add_argument("--compute", default="2 CPU cores", help="what the run trained on, for the card")
+    args = p.parse_args()
+    model_dir, run_dir = args.model_dir, args.run_dir
     model = load(model_dir)
     cfg = model.config
     vc, tc, im = cfg["vision_config"], cfg["text_config"], cfg["image"]
@@ -82,7 +87,7 @@ docs/model-format.md.
   (`training/saccade/looking.py`; an ordinary head, nothing added to the checkpoint).
 - Run: `training/runs/{os.path.basename(os.path.normpath(run_dir))}/` (notes.md: every launch and intervention; log.jsonl,
   curves.png, command.txt, eval.json).
-  {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on 2 CPU cores (torch,
+  {last['step']} steps, {last['samples']:,} regions, {last['minutes']:.0f} minutes of wall-clock on {args.compute} (torch,
   fp32, AdamW, peak lr from the command; `--init-from` continues an earlier run's export). Final losses: AR {last['ar_loss']:.3f},
   diffusion {last['diff_loss']:.3f} nats/token{aux_note}.
 - Command(s):
@@ -112,7 +117,7 @@ Tokens per forward count decoder forwards after the prefill; self-spec counts dr
 
 ## Limitations
 
-- Trained on two CPU cores in a chain of continued runs (each run's notes.md names the one it continued):
+- Trained in a chain of short continued runs (each run's notes.md names the one it continued and the machine):
   it reads only partly (see the evaluation above); where it cannot read a word it writes one in the style
   of its training data. The run notes say what was measured and what to change; continue it with
   `training/train.py --init-from` before relying on it.
