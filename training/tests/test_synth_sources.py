@@ -91,3 +91,18 @@ def test_capitals_stay_in_the_vocabulary():
     capitals = phrases.capitals(every)
     assert set(capitals) <= CHARSET and len(capitals) == len(every)
     assert phrases.capitals("Net 30 days, café") == "NET 30 DAYS, CAFÉ"
+
+
+def test_catalog_lines_name_their_items_in_capitals_from_the_whole_dictionary():
+    """Statement and catalogue rows: an item in capitals, then amounts in one currency with cents; the names
+    come from the dictionary, not a short list the model could learn by heart."""
+    rng = random.Random(0)
+    rows = [phrases.catalog_line(rng) for _ in range(300)]
+    items = set()
+    for row in rows:
+        assert set("".join(row)) <= CHARSET, row
+        item = next(col for col in row if re.search(r"[A-Z]{3}", col) and not re.fullmatch(r"[A-Z]{3}-\S+", col))
+        assert item == item.upper() and "'" not in item, row
+        items.add(item)
+        assert re.search(r"\d[.,]\d\d\D*$", row[-1]), row
+    assert len(items) > 250

@@ -325,6 +325,38 @@ def invoice_line(rng: random.Random) -> list[str]:
     return cols
 
 
+DOSAGE_FORMS = ("TABLETS", "TAB", "CAPSULES", "CAP", "SOLUTION", "SUSP", "CREAM", "OINTMENT", "INJ", "SYRUP",
+                "PATCH", "DROPS", "POWDER", "KIT", "EA", "BOX", "CTN", "PK", "ROLL", "GAL", "LB", "FT")
+STRENGTH_UNITS = ("MG", "MCG", "G", "ML", "MG/ML", "%", "IU", "OZ", "MM", "IN")
+
+
+def catalog_line(rng: random.Random) -> list[str]:
+    """Columns of a price list, pharmacy statement or parts catalogue: a code, an item named in capitals
+    (made of dictionary words, so that the model reads letters instead of recalling a short list), a form and
+    strength, then a count and one or more amounts. Scanned statements print these in capitals, where a model
+    that only saw capitals in licence disclaimers wrote "LIABLE LICENSES" over the drug names."""
+    words = corpus.dictionary_words()
+    name = " ".join(next(w for w in iter(lambda: rng.choice(words), None) if "'" not in w)
+                    for _ in range(rng.choice((1, 1, 2, 2, 3))))
+    if rng.random() < 0.15:
+        name += rng.choice(("(TM)", "(R)", " HCL", " ER", " XL", " SODIUM"))
+    strength = f"{rng.choice((1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 0.5, 1.5, 35))}{rng.choice(STRENGTH_UNITS)}"
+    item = f"{name} {rng.choice(DOSAGE_FORMS)} {strength}" if rng.random() < 0.7 else name
+    code = rng.choice((
+        lambda: f"{rng.randint(0, 99999):05d}-{rng.randint(0, 9999):04d}-{rng.randint(0, 99):02d}",
+        lambda: f"{rng.randint(100000, 9999999)}",
+        lambda: identifier(rng, 3),
+        lambda: f"{rng.choice('ABCDEFGHJKLMNPRSTUVWXYZ')}{rng.randint(100, 99999)}",
+    ))()
+    money = currency(rng)
+    amounts = [amount(rng, money, magnitude=rng.choice((10, 100, 1000)), decimals=2)
+               for _ in range(rng.choice((1, 1, 2, 3, 5)))]
+    cols = ([code] if rng.random() < 0.8 else []) + [capitals(item)]
+    if rng.random() < 0.7:
+        cols.append(str(rng.choice((rng.randint(1, 30), rng.randint(30, 1000)))))
+    return cols + amounts
+
+
 def receipt_line(rng: random.Random) -> list[str]:
     item = rng.choice(RECEIPT_ITEMS)
     price = f"{rng.uniform(0.3, 60):.2f}"

@@ -57,8 +57,11 @@ def _field(rng: random.Random) -> TextLayout:
 
 
 def _ledger_line(rng: random.Random) -> TextLayout:
-    if rng.random() < 0.5:
+    choice = rng.random()
+    if choice < 0.4:
         return TextLayout(lines=[phrases.receipt_line(rng)], genre="mono", look="thermal" if rng.random() < 0.6 else None)
+    if choice < 0.7:
+        return TextLayout(lines=[phrases.catalog_line(rng)])
     return TextLayout(lines=[phrases.invoice_line(rng)])
 
 
