@@ -351,7 +351,8 @@ def catalog_line(rng: random.Random) -> list[str]:
     money = currency(rng)
     amounts = [amount(rng, money, magnitude=rng.choice((10, 100, 1000)), decimals=2)
                for _ in range(rng.choice((1, 1, 2, 3, 5)))]
-    cols = ([code] if rng.random() < 0.8 else []) + [capitals(item)]
+    # Code and item share the first column: typeset() gives every later column the widest one's width.
+    cols = [(code + " " if rng.random() < 0.8 else "") + capitals(item)]
     if rng.random() < 0.7:
         cols.append(str(rng.choice((rng.randint(1, 30), rng.randint(30, 1000)))))
     return cols + amounts
