@@ -1,7 +1,8 @@
 // `npm run eval -- --json FILE [--data DIR]`: the whole pipeline and Tesseract side by side on real scans
 // nobody here made, timed on the same machine in the same run. Keys are flat and dotted
 // ("ours.scribe.word_f1", "tesseract.pages_per_s"); a metric that could not be measured is null, with the
-// reason under "notes".
+// reason under "notes". "items" lists every page or crop with each system's own score and time, so a change in
+// a pooled figure can be traced to the documents that moved it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import sharp from 'sharp';
@@ -125,7 +126,18 @@ interface Scores {
   [key: string]: number | null;
 }
 
-async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[]): Promise<Scores> {
+/** One item's figure under a system: the metric of its dataset (null when not measured) and the time taken. */
+interface ItemScore {
+  metric: 'word_f1' | 'teds' | 'exact' | 'reading_order_edit';
+  value: number | null;
+  ms: number;
+}
+
+type ItemScores = Map<string, ItemScore>;
+const itemKey = (item: EvalItem) => `${item.dataset}/${item.name}`;
+const round4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
+
+async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[], perItem: ItemScores): Promise<Scores> {
   const words: Record<string, WordScore[]> = { scribe: [], sroie: [] };
   const tedsScores: number[] = [];
   const exact: boolean[] = [];
@@ -145,21 +157,33 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
       pages++;
     }
     const plain = markdownPlainText(out.text);
-    if (item.dataset === 'scribe') words.scribe!.push(wordScore(plain, item.truth));
-    if (item.dataset === 'sroie') words.sroie!.push(wordScore(plain, item.truth, true));
-    if (item.dataset === 'pubtabnet') tedsScores.push(teds(out.text, item.truth));
-    if (item.dataset === 'im2latex') exact.push(latexExactMatch(out.text, item.truth));
+    let score: Omit<ItemScore, 'ms'> = { metric: 'reading_order_edit', value: null };
+    if (item.dataset === 'scribe' || item.dataset === 'sroie') {
+      const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
+      words[item.dataset]!.push(ws);
+      score = { metric: 'word_f1', value: recognises ? ws.f1 : null };
+    }
+    if (item.dataset === 'pubtabnet') {
+      tedsScores.push(teds(out.text, item.truth));
+      score = { metric: 'teds', value: recognises ? tedsScores.at(-1)! : null };
+    }
+    if (item.dataset === 'im2latex') {
+      exact.push(latexExactMatch(out.text, item.truth));
+      score = { metric: 'exact', value: recognises ? Number(exact.at(-1)) : null };
+    }
     if (item.dataset === 'omnidocbench' && item.orderedBlocks && item.truthSize) {
       const truth = truthFrame(item.truthSize, out.frame);
       const sx = truth.width / out.frame.width;
       const sy = truth.height / out.frame.height;
       const scaled = out.order.map((b) => ({ x0: b.x0 * sx, y0: b.y0 * sy, x1: b.x1 * sx, y1: b.y1 * sy }));
       orderEdits.push(readingOrderEdit(item.orderedBlocks, scaled).edit);
+      score = { metric: 'reading_order_edit', value: orderEdits.at(-1)! };
     }
+    perItem.set(itemKey(item), { ...score, value: round4(score.value), ms: out.ms });
     process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms\n`);
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-  const r = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
+  const r = round4;
   return {
     [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? r(poolScores(words.scribe!).f1) : null,
     [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? r(poolScores(words.sroie!).f1) : null,
@@ -198,13 +222,21 @@ async function main(): Promise<number> {
   } catch (err) {
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }
-  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes)) };
+  const oursItems: ItemScores = new Map();
+  const tesseractItems: ItemScores = new Map();
+  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes, oursItems)) };
   model?.close();
   const version = await tesseractAvailable();
-  if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes));
+  if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems));
   else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
 
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tesseract: version }, notes };
+  const perItem = items.map((item) => ({
+    dataset: item.dataset,
+    name: item.name,
+    ours: oursItems.get(itemKey(item)) ?? null,
+    ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
+  }));
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tesseract: version }, notes, items: perItem };
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
   if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));
