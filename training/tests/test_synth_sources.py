@@ -44,7 +44,7 @@ def test_prose_and_generated_phrases_stay_in_the_vocabulary():
         assert set("".join(passage)) <= CHARSET
     rng = random.Random(0)
     makers = (phrases.sentence, phrases.field, phrases.short_crop, phrases.measurement, phrases.heading,
-              phrases.identifier, phrases.email, phrases.url, phrases.amount, phrases.date)
+              phrases.identifier, phrases.email, phrases.url, phrases.amount, phrases.date, phrases.receipt_field)
     for _ in range(300):
         for make in makers:
             text = make(rng)
@@ -107,3 +107,12 @@ def test_catalog_lines_name_their_items_in_capitals_from_the_whole_dictionary():
         assert all(re.fullmatch(r"[\d$€£¥RMUSDE()., -]+", col) for col in row[1:]), row
         assert re.search(r"\d[.,]\d\d\D*$", row[-1]), row
     assert len(items) > 250
+
+
+def test_receipt_fields_print_labels_with_values_in_both_cases():
+    rng = random.Random(1)
+    lines = [phrases.receipt_field(rng) for _ in range(400)]
+    labelled = [ln for ln in lines if any(ln.upper().startswith(label.upper()) for label in phrases.RECEIPT_LABELS)]
+    assert len(labelled) > 300
+    assert any(ln == ln.upper() for ln in labelled) and any(ln != ln.upper() for ln in labelled)
+    assert any(re.search(r"\d\.\d\d$", ln) for ln in labelled)  # totals with cents

@@ -358,6 +358,53 @@ def catalog_line(rng: random.Random) -> list[str]:
     return cols + amounts
 
 
+RECEIPT_LABELS = ("Cashier", "Server", "Table", "Receipt", "Receipt No", "Bill No", "Inv No.", "Invoice No",
+                  "Doc No", "Date", "Time", "Counter", "Terminal", "Member", "Pax", "Order No", "Tel", "Fax",
+                  "GST ID", "GST Reg No", "Co. Reg No", "Tax ID", "Total", "Total Incl. GST@6%", "Total Excl. Tax",
+                  "Rounding Adj", "Rounding", "Cash", "Change", "Tendered", "Card", "Discount", "Service Charge",
+                  "Sub Total", "Total Qty", "Net Total", "Amount Due", "Tax @6%", "Points Earned")
+RECEIPT_NOTES = ("Thank you, please come again", "Goods sold are not refundable", "Please keep this receipt",
+                 "Prices include tax where applicable", "This is a computer generated receipt", "*** COPY ***",
+                 "Thank You", "Have a nice day!", "Exchange within 7 days with receipt", "Tax Invoice",
+                 "Simplified Tax Invoice", "Customer Copy", "Closed", "Change Due")
+
+
+def _receipt_value(rng: random.Random, label: str) -> str:
+    if label in ("Cashier", "Server", "Member"):
+        return rng.choice((person(rng), rng.choice(FIRST_NAMES), rng.choice(FIRST_NAMES).upper()))
+    if label in ("Table", "Pax", "Counter", "Terminal", "Total Qty", "Points Earned"):
+        return str(rng.choice((rng.randint(1, 9), rng.randint(1, 99), rng.randint(100, 999))))
+    if label == "Date":
+        return rng.choice((date(rng, 0), date(rng, 1), date(rng, 9), date(rng, 2)))
+    if label == "Time":
+        return time_of_day(rng)
+    if label in ("Tel", "Fax"):
+        return rng.choice((phone(rng), f"0{rng.randint(3, 9)}-{rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"))
+    if "ID" in label or "Reg" in label:
+        return rng.choice((f"{rng.randint(0, 10 ** 12 - 1):012d}", f"{rng.randint(100000, 999999)}-{rng.choice('ABKPTUVW')}",
+                           identifier(rng, 2)))
+    if "No" in label or label in ("Receipt",):
+        letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+        return rng.choice((f"{rng.choice(letters)}{rng.choice(letters)}{rng.randint(0, 10 ** 8 - 1):08d}",
+                           f"{rng.choice(letters)}{rng.choice(letters)}{rng.randint(10, 99)}{rng.choice(letters)}"
+                           f"{rng.randint(10, 99)}/{rng.randint(0, 9999):04d}",
+                           str(rng.randint(1000, 9999999)), identifier(rng, 1)))
+    return amount(rng, rng.choice((("", ""), ("", ""), ("RM", ""), ("$", ""))), magnitude=rng.choice((10, 100, 1000)),
+                  decimals=2)
+
+
+def receipt_field(rng: random.Random) -> str:
+    """A till receipt's header or footer line: 'Cashier : Name', 'Total Incl. GST@6% : 45.60', two fields
+    side by side, or a closing note; in mixed case or capitals, as receipt printers print either."""
+    if rng.random() < 0.12:
+        text = rng.choice(RECEIPT_NOTES)
+    else:
+        sep = rng.choice((" : ", ": ", ":", " :", " "))
+        labels = rng.sample(RECEIPT_LABELS, rng.choice((1, 1, 1, 2)))
+        text = "  ".join(f"{label}{sep}{_receipt_value(rng, label)}" for label in labels)
+    return capitals(text) if rng.random() < 0.35 else text
+
+
 def receipt_line(rng: random.Random) -> list[str]:
     item = rng.choice(RECEIPT_ITEMS)
     price = f"{rng.uniform(0.3, 60):.2f}"

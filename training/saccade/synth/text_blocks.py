@@ -58,6 +58,8 @@ def _field(rng: random.Random) -> TextLayout:
 
 def _ledger_line(rng: random.Random) -> TextLayout:
     choice = rng.random()
+    if choice < 0.15:
+        return TextLayout(lines=[[phrases.receipt_field(rng)]], genre="mono", look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.4:
         return TextLayout(lines=[phrases.receipt_line(rng)], genre="mono", look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.7:
@@ -98,6 +100,9 @@ def _block(rng: random.Random) -> TextLayout:
         return TextLayout(lines=[[line] for line in phrases.address_block(rng)], sizes=(15, 34))
     if choice < 0.65:
         rows = [phrases.receipt_line(rng) for _ in range(rng.randint(2, 8))]
+        if rng.random() < 0.5:  # the till's header above the items, or its totals and notes below
+            fields = [[phrases.receipt_field(rng)] for _ in range(rng.randint(1, 4))]
+            rows = fields + rows if rng.random() < 0.5 else rows + fields
         return TextLayout(lines=rows, genre="mono", sizes=(15, 30), look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.8:
         return TextLayout(lines=[[phrases.field(rng)] for _ in range(rng.randint(2, 6))], sizes=(15, 32))
