@@ -59,6 +59,8 @@ def parse_args(argv=None):
                         "16-pixel patch its own token")
     p.add_argument("--max-image-tokens", type=int, default=None,
                    help="image tokens per region (default: the config's); larger regions are scaled down")
+    p.add_argument("--min-height", type=int, default=None,
+                   help="regions lower than this many pixels are scaled up to it (default: the config's)")
     p.add_argument("--stem-channels", type=lambda t: [int(c) for c in t.split(",")], default=None,
                    help="channels of the vision encoder's stride-2 convolutions, e.g. 16,32,64,128 (format 3; "
                         "default: a linear patch embedding)")
@@ -150,6 +152,8 @@ def train(rank, args, port=None):
         config["image"]["unit"] = config["vision_config"]["patch_size"] * args.merge_size
     if args.max_image_tokens is not None:
         config["image"]["max_image_tokens"] = args.max_image_tokens
+    if args.min_height is not None:
+        config["image"]["min_height"] = args.min_height
     if args.stem_channels:
         config["vision_config"]["stem_channels"] = args.stem_channels
         config["format_version"] = 3
