@@ -378,11 +378,13 @@ def _receipt_value(rng: random.Random, label: str) -> str:
         return rng.choice((date(rng, 0), date(rng, 1), date(rng, 9), date(rng, 2)))
     if label == "Time":
         return time_of_day(rng)
+    if label.startswith("Rounding"):
+        return f"{rng.choice(('', '-'))}0.0{rng.randint(1, 4)}"
     if label in ("Tel", "Fax"):
         return rng.choice((phone(rng), f"0{rng.randint(3, 9)}-{rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"))
     if "ID" in label or "Reg" in label:
-        return rng.choice((f"{rng.randint(0, 10 ** 12 - 1):012d}", f"{rng.randint(100000, 999999)}-{rng.choice('ABKPTUVW')}",
-                           identifier(rng, 2)))
+        return rng.choice((f"{rng.randint(0, 10 ** 12 - 1):012d}",
+                           f"{rng.randint(100000, 999999)}-{rng.choice('ABKPTUVW')}", identifier(rng, 2)))
     if "No" in label or label in ("Receipt",):
         letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
         return rng.choice((f"{rng.choice(letters)}{rng.choice(letters)}{rng.randint(0, 10 ** 8 - 1):08d}",

@@ -58,10 +58,9 @@ def _field(rng: random.Random) -> TextLayout:
 
 def _ledger_line(rng: random.Random) -> TextLayout:
     choice = rng.random()
-    if choice < 0.15:
-        return TextLayout(lines=[[phrases.receipt_field(rng)]], genre="mono", look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.4:
-        return TextLayout(lines=[phrases.receipt_line(rng)], genre="mono", look="thermal" if rng.random() < 0.6 else None)
+        line = [phrases.receipt_field(rng)] if choice < 0.15 else phrases.receipt_line(rng)
+        return TextLayout(lines=[line], genre="mono", look="thermal" if rng.random() < 0.6 else None)
     if choice < 0.7:
         return TextLayout(lines=[phrases.catalog_line(rng)])
     return TextLayout(lines=[phrases.invoice_line(rng)])
