@@ -12,6 +12,7 @@ import functools
 import json
 import math
 import os
+import random
 import shlex
 import signal
 import sys
@@ -71,6 +72,13 @@ def parse_args(argv=None):
     p.add_argument("--look-weight", type=float, default=0.0,
                    help="weight of the look objective (saccade/looking.py): one decoder head attends to the "
                         "cells of the character being written; 0 turns it off")
+    p.add_argument("--fixation-keep", type=float, default=0.0,
+                   help="train some steps under the engine's pruned attention, each row keeping this share of the "
+                        "image tokens in every layer but the focal one (saccade/fixation.py); 0 turns it off")
+    p.add_argument("--fixation-focal", type=int, default=3,
+                   help="the focal layer: the one with the largest share of attention on the image, which the "
+                        "engine's warm-up picks")
+    p.add_argument("--fixation-share", type=float, default=0.5, help="share of the steps trained pruned")
     p.add_argument("--unpredictable-share", type=float, default=None,
                    help="share of text crops showing independent dictionary words instead of prose "
                         "(default corpus.UNPREDICTABLE_SHARE); 1.0 leaves nothing to guess from context")
@@ -256,7 +264,11 @@ def train(rank, args, port=None):
         for g in opt.param_groups:
             g["lr"] = lr
         batch = to_device(batch, device)
-        loss, ar, diff, glyph, look = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight)
+        # Seeded by the step, so every rank makes the same choice.
+        pruned = args.fixation_keep > 0 and random.Random(step).random() < args.fixation_share
+        fixation = (args.fixation_focal, args.fixation_keep) if pruned else None
+        loss, ar, diff, glyph, look = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight,
+                                                 fixation)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item(),

@@ -1,4 +1,5 @@
-// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--passes N] [--data DIR] [--regions DIR] [--model DIR]`
+// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--passes N] [--data DIR] [--regions DIR] [--model DIR]
+//   [--focal-layers N]`
 // Runs the shipped model over a fixed evaluation set and measures, side by side in one run: AR, self-spec
 // (B=32), self-spec with the automatic block size, pure diffusion (tau_c 0.7/0.9/0.99), each with and without
 // visual fixation, plus the engine's forward cost by width. Keys are documented in docs/benchmark.md.
@@ -11,10 +12,10 @@ import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon } from './native-addon';
 
-interface Args { json: string | null; perType: number; real: number; passes: number; data: string | null; regions: string | null; model: string }
+interface Args { json: string | null; perType: number; real: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { json: null, perType: 6, real: 6, passes: 3, data: null, regions: null, model: defaultModelDir() };
+  const a: Args = { json: null, perType: 6, real: 6, passes: 3, data: null, regions: null, model: defaultModelDir(), focalLayers: DEFAULT_DECODE_OPTIONS.fixation.focalLayers };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
@@ -25,6 +26,7 @@ function parseArgs(argv: string[]): Args {
       case '--data': a.data = v ?? null; i++; break;
       case '--regions': a.regions = v ?? null; i++; break;
       case '--model': a.model = v ?? a.model; i++; break;
+      case '--focal-layers': a.focalLayers = Number(v); i++; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -38,7 +40,7 @@ const round = (x: number | null, digits = 4) => (x === null ? null : Number(x.to
 // The app's default keeps every token (docs/decisions/0012); the benchmark measures what pruning would cost.
 const PRUNING_KEEP_RATIO = 0.08;
 
-function configs(): Array<[string, DecodeOptions]> {
+function configs(focalLayers: number): Array<[string, DecodeOptions]> {
   // One region at a time: speculation is a latency technique, and per-region times stay comparable.
   const base: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, temperature: 0, maxNewTokens: 256, batchSize: 1 };
   const modes: Array<[string, Partial<DecodeOptions>]> = [
@@ -51,7 +53,7 @@ function configs(): Array<[string, DecodeOptions]> {
   ];
   return modes.flatMap(([name, o]): Array<[string, DecodeOptions]> => [
     [name, { ...base, ...o, fixation: { ...base.fixation, enabled: false } }],
-    [`${name}+fixation`, { ...base, ...o, fixation: { ...base.fixation, enabled: true, keepRatio: PRUNING_KEEP_RATIO } }],
+    [`${name}+fixation`, { ...base, ...o, fixation: { ...base.fixation, enabled: true, focalLayers, keepRatio: PRUNING_KEEP_RATIO } }],
   ]);
 }
 
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
 
   const results = new Map<string, ConfigOutcome>();
   for (let pass = 1; pass <= args.passes; pass++) {
-    for (const [name, options] of configs()) {
+    for (const [name, options] of configs(args.focalLayers)) {
       const o = await runConfig(model, regions, name, options);
       const earlier = results.get(name);
       results.set(name, earlier ? keepFastest(earlier, o) : o);
@@ -148,6 +150,7 @@ async function main(): Promise<void> {
     fixation: {
       mode: 'ar',
       keep_ratio: PRUNING_KEEP_RATIO,
+      focal_layers: args.focalLayers,
       visual_token_fraction: round(sum(arFix, (r) => r.stats.visualTokenFraction * r.stats.forwards) / Math.max(1, sum(arFix, (r) => r.stats.forwards))),
       attention_speedup: round(ratio(attention(ar), attention(arFix)), 3),
       accuracy_retained: round(ratio(meanScore(arFix), meanScore(ar))),

@@ -38,6 +38,7 @@ def collate_with_images(samples):
     batch["grids"] = [s["grid"] for s in samples]
     batch["glyphs"] = [s["glyphs"] for s in samples]
     batch["looks"] = [s["looks"] for s in samples]
+    batch["layout"] = [(s["prefix_len"], s["stream_len"]) for s in samples]
     return batch
 
 

@@ -2,6 +2,7 @@
 import torch
 import torch.nn.functional as F
 
+from .fixation import sparse_forward
 from .glyphs import glyph_loss
 from .looking import LOOK_HEAD, LOOK_LAYER, look_loss
 from .masks import IGNORE
@@ -15,18 +16,19 @@ def dual_loss(logits, ar_labels, diff_labels, ar_weight=0.5):
     return ar_weight * ar + (1 - ar_weight) * diff, ar, diff
 
 
-def batch_loss(model, batch, glyph_head=None, glyph_weight=1.0, look_weight=0.0):
+def batch_loss(model, batch, glyph_head=None, glyph_weight=1.0, look_weight=0.0, fixation=None):
     """(loss, ar, diff, glyph, look): the dual loss, plus glyph_weight times the glyph objective when a head is
     given and look_weight times the look objective when positive; either is None when off or when the batch
-    has no character boxes."""
+    has no character boxes. fixation=(focal layer, keep ratio) trains under the engine's pruned attention
+    (fixation.py)."""
     image_embeds = model.encode_images(batch["patches"], batch["grids"])
-    look = None
-    if look_weight > 0:
-        logits, probs = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds,
-                              watch=(LOOK_LAYER, LOOK_HEAD))
-        look = look_loss(probs, batch["looks"])
+    watch = (LOOK_LAYER, LOOK_HEAD) if look_weight > 0 else None
+    if fixation is not None:
+        out = sparse_forward(model, batch, image_embeds, *fixation, watch=watch)
     else:
-        logits = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds)
+        out = model(batch["input_ids"], batch["pos3"], batch["attn"], image_embeds, watch=watch)
+    logits, probs = out if watch else (out, None)
+    look = look_loss(probs, batch["looks"]) if watch else None
     loss, ar, diff = dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
     glyph = glyph_loss(glyph_head, image_embeds, batch["glyphs"]) if glyph_head is not None else None
     if glyph is not None:

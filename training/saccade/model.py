@@ -203,9 +203,9 @@ class DecoderAttention(nn.Module):
         self.v_proj = nn.Linear(D, self.hkv * d, bias=False)
         self.o_proj = nn.Linear(self.hq * d, D, bias=False)
 
-    def forward(self, x, cos, sin, bias, past=None, watch_head=None):
-        # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T. With
-        # watch_head, also returns that query head's attention probabilities [B, T, S] (None otherwise).
+    def forward(self, x, cos, sin, bias, past=None, watch=False):
+        # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T. With watch,
+        # also returns every query head's attention probabilities [B, Hq, T, S] (None otherwise).
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.hq, self.d).transpose(1, 2)
         k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
@@ -221,7 +221,7 @@ class DecoderAttention(nn.Module):
         scores = (q @ k.transpose(-1, -2)).view(B, self.hkv, group, T, -1) + bias[:, None, None]
         probs = scores.softmax(-1)
         out = (probs.view(B, self.hkv, group * T, -1) @ v).view(B, self.hq, T, self.d)
-        watched = None if watch_head is None else probs[:, watch_head // group, watch_head % group]
+        watched = probs.view(B, self.hq, T, -1) if watch else None
         return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv, watched
 
 
@@ -233,8 +233,8 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
         self.mlp = SwiGLU(cfg["hidden_size"], cfg["intermediate_size"])
 
-    def forward(self, x, cos, sin, bias, past=None, watch_head=None):
-        h, new_kv, watched = self.self_attn(self.input_layernorm(x), cos, sin, bias, past, watch_head)
+    def forward(self, x, cos, sin, bias, past=None, watch=False):
+        h, new_kv, watched = self.self_attn(self.input_layernorm(x), cos, sin, bias, past, watch)
         x = x + h
         return x + self.mlp(self.post_attention_layernorm(x)), new_kv, watched
 
@@ -287,17 +287,26 @@ class SaccadeOCR(nn.Module):
                 x[b, slots] = emb.to(x.dtype)
         return x
 
-    def forward(self, input_ids, pos3, mask, image_embeds=None, watch=None):
+    def forward(self, input_ids, pos3, mask, image_embeds=None, watch=None, fixation=None):
         """Whole sequences: input_ids [B, T], pos3 [B, T, 3], mask [B, T, T] bool -> logits [B, T, V].
 
-        watch=(layer, head) also returns that head's attention probabilities [B, T, T]: (logits, probs)."""
+        watch=(layer, head) also returns that head's attention probabilities [B, T, T]: (logits, probs).
+        fixation (fixation.SparseImageAttention) narrows each layer's image keys as the engine's pruning does."""
         x = self.embed(input_ids, image_embeds)
         cos, sin = self._rope(pos3)
         bias = attention_bias(mask, x.dtype)
         watched = None
         for i, layer in enumerate(self.model.layers):
-            x, _, probs = layer(x, cos, sin, bias, watch_head=watch[1] if watch and watch[0] == i else None)
-            watched = probs if probs is not None else watched
+            layer_bias = bias
+            if fixation is not None and (narrowed := fixation.layer_mask(i, mask)) is not mask:
+                layer_bias = attention_bias(narrowed, x.dtype)
+            scored = fixation is not None and fixation.scores_needed(i)
+            watched_here = bool(watch) and watch[0] == i
+            x, _, probs = layer(x, cos, sin, layer_bias, watch=scored or watched_here)
+            if scored:  # the engine scores image tokens by the focal layer's attention summed over heads
+                fixation.observe(i, probs.sum(1))
+            if watched_here:
+                watched = probs[:, watch[1]]
         logits = self.lm_head(self.model.norm(x))
         return logits if watch is None else (logits, watched)
 
