@@ -238,7 +238,7 @@ def train(rank, args, port=None):
     losses = ("loss", "ar_loss", "diff_loss", "glyph_loss", "look_loss")  # the order of stats[1:]
 
     def new_window(t):
-        return {**dict.fromkeys(losses, 0.0), "n": 0, "samples": 0, "t": t}
+        return {**dict.fromkeys(losses, 0.0), "n": 0, "samples": 0, "pruned": 0, "ar_pruned": 0.0, "t": t}
 
     window = new_window(time.time())
 
@@ -286,6 +286,8 @@ def train(rank, args, port=None):
         for key, value in zip(losses, stats[1:].tolist()):
             window[key] += value
         window["n"] += 1
+        window["pruned"] += pruned
+        window["ar_pruned"] += float(stats[2]) if pruned else 0.0
         window["samples"] += n
         if rank != 0:
             continue
@@ -293,6 +295,9 @@ def train(rank, args, port=None):
             now = time.time()
             rec = {"step": step, "minutes": round((now - t0) / 60, 2), "samples": samples_seen,
                    **{key: window[key] / window["n"] for key in losses}, "lr": lr,
+                   # The AR loss of the pruned steps alone: what training under fixation is lowering.
+                   **({"pruned_share": window["pruned"] / window["n"],
+                       "ar_loss_pruned": window["ar_pruned"] / window["pruned"]} if window["pruned"] else {}),
                    "samples_per_s": window["samples"] / (now - window["t"])}
             if step % 50 == 0:
                 rec["image_gain"] = image_gain(model, probe)
