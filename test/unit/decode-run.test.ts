@@ -81,3 +81,17 @@ test('a retract takes back the region tail from the editor and the totals', () =
   assert.deepEqual(run.editorOps.at(-1), { op: 'retract', regionId, index: 2 });
   assert.deepEqual(run.live, { regionId, index: 1 });
 });
+
+test('the visual token share is what the engine attended, not the size of the heatmaps', () => {
+  const synthetic = buildSyntheticDecode();
+  const run = new DecodeRun(synthetic.doc.docId);
+  // Every image token attended (keepRatio 1): the heatmaps still list only their strongest tokens.
+  const batches = synthetic.batches.map((b) => b.map((e) => (e.type === 'region_end' ? { ...e, stats: { ...e.stats, visualTokenFraction: 1 } } : e)));
+  for (const batch of batches) run.apply(batch);
+  assert.ok(synthetic.batches.flat().some((e) => e.type === 'token' && e.fixation && e.fixation.indices.length < (run.regions.get(e.regionId)!.imageTokens)));
+  assert.equal(run.visualShare, 1);
+
+  const none = new DecodeRun(synthetic.doc.docId);
+  for (const batch of synthetic.batches) none.apply(batch.map((e) => (e.type === 'token' ? { ...e, fixation: null } : e)));
+  assert.equal(none.visualShare, null, 'no fixation, no share');
+});

@@ -33,7 +33,7 @@ export function StatsPanel() {
         <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="committed tokens over engine decode time (draft + verify)" />
         <Stat label="speed vs AR" value={speedup !== null ? `${speedup.toFixed(2)}×` : '—'}
           hint={baseline ? `AR baseline ${baseline.toFixed(0)} tokens/s on this backend` : 'decode once in AR mode to measure the baseline'} />
-        <Stat label="visual tokens attended" value={share !== null ? `${(share * 100).toFixed(1)}%` : '—'} hint="mean share of image tokens fixation kept per step" />
+        <Stat label="visual tokens attended" value={share !== null ? `${(share * 100).toFixed(1)}%` : '—'} hint="mean share of the image tokens the non-focal layers attended, over finished regions" />
         <Stat label="tokens" value={run ? String(run.tokens) : '—'} />
         <Stat label={engine.info ? `backend · ${engine.info.threads} threads` : 'backend'} value={backend}
           hint={engine.model ? `${engine.model.name}, ${(engine.model.parameters / 1e6).toFixed(1)}M parameters` : engine.message} />

@@ -16,6 +16,8 @@ export interface RegionRecord {
   rounds: RoundEvent[];
   stats: RegionStats | null;
   status: 'pending' | 'decoding' | 'done';
+  /** Some token came with a heatmap: the region was decoded with fixation. */
+  fixated: boolean;
 }
 
 /** A round in document order, with the running totals the timeline plots. */
@@ -53,7 +55,7 @@ export class DecodeRun {
   tokens = 0;
   forwards = 0;
   decodeMs = 0;
-  /** Sum over committed tokens with a fixation of (attended image tokens / image tokens). */
+  /** Over finished regions decoded with fixation: the engine's visual token fraction times their tokens. */
   private attendedShareSum = 0;
   private attendedCount = 0;
 
@@ -63,7 +65,10 @@ export class DecodeRun {
     for (const e of events) this.applyOne(e);
   }
 
-  /** Mean share of the region's image tokens that fixation kept, over committed tokens; null without fixation. */
+  /**
+   * Mean share of the image tokens the non-focal layers attended, over the tokens of finished regions; null
+   * without fixation. (A token's heatmap lists at most 32 tokens, whatever was attended: it cannot say.)
+   */
   get visualShare(): number | null {
     return this.attendedCount ? this.attendedShareSum / this.attendedCount : null;
   }
@@ -118,7 +123,7 @@ export class DecodeRun {
         for (const r of e.regions) {
           this.regions.set(r.id, {
             id: r.id, page: r.page, kind: r.kind, box: r.box, order: r.order, grid: null, imageTokens: 0,
-            tokens: [], rounds: [], stats: null, status: 'pending',
+            tokens: [], rounds: [], stats: null, status: 'pending', fixated: false,
           });
         }
         this.pages.set(e.page, e.regions.map((r) => r.id));
@@ -140,6 +145,7 @@ export class DecodeRun {
           this.editorOps.push({ op: 'reset', regionId: region.id });
           region.tokens = [];
           region.rounds = [];
+          region.fixated = false;
         }
         region.grid = e.grid;
         region.imageTokens = e.imageTokens;
@@ -156,10 +162,7 @@ export class DecodeRun {
         if (e.index !== region.tokens.length) return;
         region.tokens.push(e);
         this.tokens++;
-        if (e.fixation && region.imageTokens > 0) {
-          this.attendedShareSum += e.fixation.indices.length / region.imageTokens;
-          this.attendedCount++;
-        }
+        if (e.fixation) region.fixated = true;
         this.live = { regionId: region.id, index: e.index };
         this.editorOps.push({ op: 'token', regionId: region.id, index: e.index });
         return;
@@ -172,6 +175,10 @@ export class DecodeRun {
         return;
       case 'region_end':
         region.stats = e.stats;
+        if (region.fixated) {
+          this.attendedShareSum += e.stats.visualTokenFraction * e.stats.tokens;
+          this.attendedCount += e.stats.tokens;
+        }
         region.status = 'done';
         if (region.rounds.length === 0) {
           // Plain AR decoding reports no rounds: its forwards and time come with the region's stats.
