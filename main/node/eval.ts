@@ -183,14 +183,13 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms\n`);
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-  const r = round4;
   return {
-    [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? r(poolScores(words.scribe!).f1) : null,
-    [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? r(poolScores(words.sroie!).f1) : null,
-    [`${name}.pubtabnet.teds`]: recognises ? r(mean(tedsScores)) : null,
-    [`${name}.im2latex.exact`]: recognises ? r(mean(exact.map(Number))) : null,
-    [`${name}.omnidocbench.reading_order_edit`]: r(mean(orderEdits)),
-    [`${name}.pages_per_s`]: recognises && pages ? r(pages / (pageMs / 1000)) : null,
+    [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? round4(poolScores(words.scribe!).f1) : null,
+    [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? round4(poolScores(words.sroie!).f1) : null,
+    [`${name}.pubtabnet.teds`]: recognises ? round4(mean(tedsScores)) : null,
+    [`${name}.im2latex.exact`]: recognises ? round4(mean(exact.map(Number))) : null,
+    [`${name}.omnidocbench.reading_order_edit`]: round4(mean(orderEdits)),
+    [`${name}.pages_per_s`]: recognises && pages ? round4(pages / (pageMs / 1000)) : null,
   };
 }
 
