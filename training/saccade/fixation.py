@@ -52,22 +52,21 @@ def carry_rows(mask, ar_labels, layout):
 class SparseImageAttention:
     """The per-layer masks of one pruned forward (SaccadeOCR.forward's `fixation`).
 
-    carried: [B, T, S] bool, each row's carried pick (True everywhere on rows that carry nothing)."""
+    carried: [B, T, S] bool, each row's carried pick (True everywhere on rows that carry nothing); None leaves
+    the layers before the focal one on full attention (the pass that only scouts the picks)."""
 
     def __init__(self, focal, keep_ratio, keys, carried):
         self.focal, self.keep_ratio, self.keys = focal, keep_ratio, keys
         self.carried, self.own = carried, None
 
     def layer_mask(self, layer, mask):
-        if layer == self.focal:
-            return mask
         pick = self.carried if layer < self.focal else self.own
+        if layer == self.focal or pick is None:
+            return mask
         return mask & (~self.keys[:, None, :] | pick)
 
-    def scores_needed(self, layer):
-        return layer == self.focal
-
-    def observe(self, layer, scores):
+    def observe(self, scores):
+        """The focal layer's attention on every key, summed over heads [B, T, S]: each row's own pick."""
         self.own = top_image_keys(scores.detach(), self.keys, self.keep_ratio)
 
 
@@ -77,7 +76,7 @@ def sparse_forward(model, batch, image_embeds, focal, keep_ratio, watch=None):
     keys = batch["input_ids"] == model.config["image_token_id"]
     ids, pos3, mask = batch["input_ids"], batch["pos3"], batch["attn"]
     with torch.no_grad():
-        scouted = SparseImageAttention(focal, keep_ratio, keys, torch.ones_like(mask))
+        scouted = SparseImageAttention(focal, keep_ratio, keys, None)
         model(ids, pos3, mask, image_embeds, fixation=scouted)
     carry = carry_rows(mask, batch["ar_labels"], batch["layout"])
     rows = carry.clamp(min=0)

@@ -300,11 +300,11 @@ class SaccadeOCR(nn.Module):
             layer_bias = bias
             if fixation is not None and (narrowed := fixation.layer_mask(i, mask)) is not mask:
                 layer_bias = attention_bias(narrowed, x.dtype)
-            scored = fixation is not None and fixation.scores_needed(i)
+            scored = fixation is not None and i == fixation.focal
             watched_here = bool(watch) and watch[0] == i
             x, _, probs = layer(x, cos, sin, layer_bias, watch=scored or watched_here)
             if scored:  # the engine scores image tokens by the focal layer's attention summed over heads
-                fixation.observe(i, probs.sum(1))
+                fixation.observe(probs.sum(1))
             if watched_here:
                 watched = probs[:, watch[1]]
         logits = self.lm_head(self.model.norm(x))

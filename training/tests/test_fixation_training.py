@@ -49,7 +49,7 @@ def test_layers_before_the_focal_one_see_the_carried_pick_after_it_their_own():
     plan = SparseImageAttention(focal=1, keep_ratio=1 / 3, keys=keys, carried=carried)
     assert plan.layer_mask(1, mask) is mask
     assert plan.layer_mask(0, mask)[0].tolist() == [[True, True, False, False], [True, True, True, True]]
-    plan.observe(1, torch.tensor([[[0.0, 0.1, 0.2, 0.9], [0.0, 0.8, 0.1, 0.1]]]))
+    plan.observe(torch.tensor([[[0.0, 0.1, 0.2, 0.9], [0.0, 0.8, 0.1, 0.1]]]))
     assert plan.layer_mask(2, mask)[0].tolist() == [[True, False, False, True], [True, True, False, False]]
 
 
