@@ -149,6 +149,8 @@ export interface RegionEndEvent {
   regionId: string;
   text: string;
   stats: RegionStats;
+  /** Text after the region's last token that no token carries: a table's closing tags. */
+  tail?: string;
 }
 
 /** The repetition guard found a loop: the token at `index` and every later one of the region are taken back. */

@@ -180,6 +180,7 @@ export function checkSessionEvent(e: unknown): string | null {
     case 'retract':
       return str('regionId') && num('index') ? null : 'retract needs regionId and index';
     case 'region_end':
+      if (e.tail !== undefined && typeof e.tail !== 'string') return 'region_end.tail must be a string';
       return str('regionId') && str('text') && isObject(e.stats) ? null : 'region_end needs regionId, text and stats';
     case 'page_layout':
       return str('docId') && num('page') && Array.isArray(e.regions) && e.regions.every((r) => isObject(r) && typeof r.id === 'string' && isObject(r.box))

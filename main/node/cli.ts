@@ -6,13 +6,14 @@ import { basename, dirname, extname, join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent } from '../../common/engine-types';
 import type { LayoutRegion, SessionEvent } from '../../common/protocol';
 import { defaultModelDir, loadAddon } from './native-addon';
-import { decodeDocument, openDocument } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, openDocument, type PageAnalysisOptions } from './pipeline';
 import { ProgressBar } from './pipeline/progress-bar';
 
 interface CliArgs {
   files: string[];
   out: string | null;
   options: DecodeOptions;
+  analysis: PageAnalysisOptions;
   json: boolean;
   modelDir: string;
   threads: number | undefined;
@@ -20,13 +21,14 @@ interface CliArgs {
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
                      [--keep-ratio R image tokens kept after the focal layers, 1 = all]
+                     [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {
-    files: [], out: null, json: false, modelDir: defaultModelDir(), threads: undefined,
+    files: [], out: null, json: false, modelDir: defaultModelDir(), threads: undefined, analysis: { ...DEFAULT_PAGE_ANALYSIS },
     options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
   };
   for (let i = 0; i < argv.length; i++) {
@@ -46,6 +48,10 @@ export function parseArgs(argv: string[]): CliArgs {
       const r = Number(value());
       if (!(r > 0 && r <= 1)) throw new Error(`--keep-ratio must be in (0, 1], not ${argv[i]}`);
       args.options.fixation.keepRatio = r;
+    } else if (a === '--tables') {
+      const t = value();
+      if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
+      args.analysis.tables = t;
     } else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
@@ -159,7 +165,7 @@ async function main(): Promise<number> {
       const result = await decodeDocument(doc, model, args.options, null, (events) => {
         if (args.json) recorder.record(events);
         for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
-      }, controller.signal);
+      }, controller.signal, args.analysis);
       bar.done();
       pages += doc.info.pages.length;
       for (const r of result.regions) {

@@ -15,7 +15,7 @@ import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract
 import { teds } from './eval/teds';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
-import { decodeDocument, openDocument } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, openDocument, type PageAnalysisOptions } from './pipeline';
 import { analysePage } from './pipeline/page-analysis';
 import { openPageSource } from './pipeline/page-source';
 
@@ -42,10 +42,12 @@ interface EvalArgs {
   mode: DecodeOptions['mode'];
   maxTokens: number;
   batch: number;
+  tables: PageAnalysisOptions['tables'];
+  tesseract: boolean;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, tesseract: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -57,19 +59,25 @@ function parseArgs(argv: string[]): EvalArgs {
     else if (a === '--mode') out.mode = v() as DecodeOptions['mode'];
     else if (a === '--max-tokens') out.maxTokens = Number(v());
     else if (a === '--batch') out.batch = Number(v());
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N]`);
+    else if (a === '--tables') {
+      const t = v();
+      if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
+      out.tables = t;
+    } else if (a === '--no-tesseract') out.tesseract = false;
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--no-tesseract]`);
   }
   return out;
 }
 
 const cropKind: Partial<Record<DatasetName, RegionKind>> = { pubtabnet: 'table', im2latex: 'formula' };
 
-function oursWithModel(model: NativeModel, options: DecodeOptions): System {
+function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: PageAnalysisOptions): System {
   return async (item) => {
     const started = Date.now();
     const bytes = new Uint8Array(readFileSync(item.image));
     const kind = cropKind[item.dataset];
-    if (kind) {
+    const byCells = kind === 'table' && analysis.tables === 'cells';
+    if (kind && !byCells) {
       // Table and formula benchmarks are crops already: they go to the engine whole, as layout would send them.
       const source = await openPageSource(bytes);
       const img = await source.render(0);
@@ -81,9 +89,10 @@ function oursWithModel(model: NativeModel, options: DecodeOptions): System {
     const doc = await openDocument(basename(item.image), bytes);
     const regions: LayoutRegion[] = [];
     try {
+      // A table crop read by cells skips page layout: the crop is the table.
       const result = await decodeDocument(doc, model, options, null, (events) => {
         for (const e of events) if (e.type === 'page_layout') regions.push(...e.regions);
-      }, new AbortController().signal);
+      }, new AbortController().signal, { ...analysis, pageIsTable: byCells });
       return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, ms: Date.now() - started };
     } finally {
       doc.close();
@@ -217,7 +226,8 @@ async function main(): Promise<number> {
     const addon = loadAddon();
     model = await addon.loadModel(args.model);
     backend = addon.info().backend;
-    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch });
+    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch },
+      { ...DEFAULT_PAGE_ANALYSIS, tables: args.tables });
   } catch (err) {
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }
@@ -225,9 +235,10 @@ async function main(): Promise<number> {
   const tesseractItems: ItemScores = new Map();
   const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes, oursItems)) };
   model?.close();
-  const version = await tesseractAvailable();
-  if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems));
-  else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
+  const version = args.tesseract ? await tesseractAvailable() : null;
+  if (!args.tesseract) notes.push('tesseract: not run (--no-tesseract)');
+  else if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems));
+  else if (args.tesseract) notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
 
   const perItem = items.map((item) => ({
     dataset: item.dataset,
@@ -235,7 +246,7 @@ async function main(): Promise<number> {
     ours: oursItems.get(itemKey(item)) ?? null,
     ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
   }));
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tesseract: version }, notes, items: perItem };
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, tesseract: version }, notes, items: perItem };
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
   if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));

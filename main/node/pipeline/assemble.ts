@@ -1,11 +1,14 @@
 // Markdown from recognised regions in reading order: headings, paragraphs, lists, HTML tables, $$ formulas.
 // Headers and footers are recognised (they are in the JSON result) but left out of the body text.
 import type { BlockKind } from './layout';
+import { renderTable, type TableMarkup } from './table-markup';
 
 export interface RecognisedRegion {
   kind: BlockKind;
-  /** One string per recognised crop: per line for text-like kinds, one for tables and formulas. */
+  /** One string per recognised crop: per line for text-like kinds, per cell for tables read by cells, else one. */
   lines: string[];
+  /** A table read by cells: the HTML around them. */
+  table?: TableMarkup;
 }
 
 const LIST_MARKER = /^(?:[•·▪‣◦●○■□➢►*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
@@ -58,7 +61,7 @@ export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): s
     case 'figure':
       return null;
     case 'table':
-      return tableMarkdown(region.lines.join(''));
+      return region.table ? renderTable(region.table, region.lines) : tableMarkdown(region.lines.join(''));
     case 'formula': {
       const latex = region.lines.join(' ').trim().replace(/^\$+|\$+$/g, '').trim();
       return latex ? `$$\n${latex}\n$$` : null;

@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
-import { analysePage, tokenBudget, type AnalysedPage } from './page-analysis';
+import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions } from './page-analysis';
 import type { PageSource } from './page-source';
 
 export interface DocumentHandle {
@@ -21,6 +21,7 @@ export async function decodePages(
   pages: number[] | null,
   emit: (events: SessionEvent[]) => void,
   signal: AbortSignal,
+  analysis: PageAnalysisOptions = DEFAULT_PAGE_ANALYSIS,
 ): Promise<DecodeResult & { markdown: string }> {
   const docId = doc.info.docId;
   const wanted = pages ?? doc.info.pages.map((p) => p.index);
@@ -45,7 +46,7 @@ export async function decodePages(
     }]);
   };
 
-  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page));
+  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page), analysis);
   let next: Promise<AnalysedPage> | null = wanted.length ? layOut(wanted[0]!) : null;
   for (let k = 0; k < wanted.length && next; k++) {
     const analysed = await next;
@@ -60,7 +61,7 @@ export async function decodePages(
     progress(k + 1);
 
     const finished = new Map<string, FinishedRegion>();
-    const relay = new EventRelay(analysed.crops, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
+    const relay = new EventRelay(analysed.crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
       cropsDone++;
       progress(k + 1);
     });
@@ -90,8 +91,9 @@ export async function decodePages(
       const done = finished.get(region.id);
       if (!done) continue;
       const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => cropTokens.get(c.input.id) ?? []);
-      results.push({ regionId: region.id, text: done.lines.join('\n'), tokens, stats: done.stats });
-      pageRegions.push({ kind: block.kind, lines: done.lines });
+      const table = analysed.tables.get(region.id);
+      results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
+      pageRegions.push({ kind: block.kind, lines: done.lines, table });
     }
     recognised.push(pageRegions);
     if (cancelled) break;

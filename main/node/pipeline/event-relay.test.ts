@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EngineEvent, TokenEvent } from '../../../common/engine-types';
 import { EventRelay } from './event-relay';
+import { tableMarkup } from './table-markup';
 
 const stats = { tokens: 1, forwards: 1, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 1, retractedTokens: 0 };
 
@@ -15,7 +16,7 @@ test('line crops of one region stream as that region, each fixation framed by it
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
     lines.map((box, line) => ({ input: { id: `r/${line}` }, regionId: 'r', line, box })),
-    (events) => out.push(...events), () => {}, () => {},
+    new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   // The second line's events arrive first; they are held until the first line ends.
   relay.push([
@@ -38,7 +39,7 @@ test('a line whose loop was taken back shifts the next line to the kept length',
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
     [0, 1].map((line) => ({ input: { id: `r/${line}` }, regionId: 'r', line, box: { x0: 0, y0: 40 * line, x1: 100, y1: 40 * line + 30 } })),
-    (events) => out.push(...events), () => {}, () => {},
+    new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   const at = (t: TokenEvent, index: number): TokenEvent => ({ ...t, index });
   relay.push([
@@ -55,4 +56,33 @@ test('a line whose loop was taken back shifts the next line to the kept length',
   assert.deepEqual([last?.index, last?.text], [2, ' c']);
   const end = out.find((e) => e.type === 'region_end');
   assert.ok(end?.type === 'region_end' && end.text === 'ab c' && end.stats.retractedTokens === 1);
+});
+
+test('a table read by cells streams as HTML: markup rides on each cell\'s first token, the rest in the tail', () => {
+  // Row 0: "A" in column 0, column 1 empty; row 1: "1 & 2" spanning both columns, then a cell that reads as nothing.
+  const grid = { rows: 2, cols: 2, cells: [
+    { row: 0, col: 0, colSpan: 1, box: { x0: 0, y0: 0, x1: 10, y1: 10 } },
+    { row: 1, col: 0, colSpan: 2, box: { x0: 0, y0: 20, x1: 50, y1: 30 } },
+  ] };
+  const out: EngineEvent[] = [];
+  const done: string[] = [];
+  const relay = new EventRelay(
+    grid.cells.map((c, line) => ({ input: { id: `t/${line}` }, regionId: 't', line, box: c.box })),
+    new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), (r) => done.push(r.text), () => {},
+  );
+  relay.push([
+    { type: 'region_start', regionId: 't/0', kind: 'text', grid: { rows: 1, cols: 1 }, imageTokens: 1 },
+    token('t/0', 'A'),
+    { type: 'region_end', regionId: 't/0', text: 'A', stats },
+    { type: 'region_start', regionId: 't/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    token('t/1', '1 & 2'),
+    { type: 'region_end', regionId: 't/1', text: '1 & 2', stats },
+  ]);
+  const html = '<table><thead><tr><td>A</td><td></td></tr></thead><tbody><tr><td colspan="2">1 &amp; 2</td></tr></tbody></table>';
+  const end = out.find((e) => e.type === 'region_end');
+  assert.ok(end?.type === 'region_end');
+  const streamed = out.filter((e): e is TokenEvent => e.type === 'token').map((t) => t.text).join('') + (end.tail ?? '');
+  assert.equal(streamed, html);
+  assert.equal(end.text, html);
+  assert.deepEqual(done, [html]);
 });

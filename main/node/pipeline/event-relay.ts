@@ -2,9 +2,12 @@
 // crop's events to its layout region, holds back a later line's events until the earlier lines of the same
 // region have ended (the engine may run crops concurrently), and renumbers token indices and rounds so that a
 // region reads as one stream: one region_start (the first line's grid), one region_end with the joined text.
+// A table read by cells streams as HTML: each cell's first token carries the markup before it, and the
+// region_end carries the closing tags as its `tail`.
 import type { EngineEvent, FixationFrame, RegionStats } from '../../../common/engine-types';
 import type { Box } from '../../../common/protocol';
 import { joinLines } from './assemble';
+import { escapeHtml, renderTable, type TableMarkup } from './table-markup';
 
 interface RegionStream {
   lines: number;
@@ -17,6 +20,9 @@ interface RegionStream {
   lineRounds: number;
   texts: string[];
   stats: RegionStats;
+  table: TableMarkup | null;
+  /** Text the next token of the region starts with: the space between lines, or a table's markup. */
+  lead: string;
 }
 
 export function emptyStats(): RegionStats {
@@ -40,6 +46,8 @@ function addStats(into: RegionStats, s: RegionStats): void {
 export interface FinishedRegion {
   regionId: string;
   lines: string[];
+  /** The region's text as its region_end reports it: lines joined, or a table's HTML. */
+  text: string;
   stats: RegionStats;
 }
 
@@ -49,6 +57,7 @@ export class EventRelay {
 
   constructor(
     crops: Array<{ input: { id: string }; regionId: string; line: number; box: Box }>,
+    tables: ReadonlyMap<string, TableMarkup>,
     private readonly forward: (events: EngineEvent[]) => void,
     private readonly onRegionDone: (region: FinishedRegion) => void,
     private readonly onCropDone: () => void,
@@ -58,9 +67,10 @@ export class EventRelay {
       const s = this.streams.get(c.regionId);
       if (s) s.lines = Math.max(s.lines, c.line + 1);
       else {
+        const table = tables.get(c.regionId) ?? null;
         this.streams.set(c.regionId, {
           lines: c.line + 1, current: 0, buffered: new Map(), tokenOffset: 0, roundOffset: 0,
-          lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(),
+          lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(), table, lead: table?.leads[0] ?? '',
         });
       }
     }
@@ -93,12 +103,14 @@ export class EventRelay {
         s.lineRounds = Math.max(s.lineRounds, e.round + 1);
         out.push({ ...e, regionId, round: e.round + s.roundOffset });
         return;
-      case 'token':
+      case 'token': {
         s.lineTokens = Math.max(s.lineTokens, e.index + 1);
-        // Lines of one block are joined by a space; the token stream shows it so the editor text matches.
+        const text = s.table ? escapeHtml(e.text) : e.text;
         out.push({ ...e, regionId, index: e.index + s.tokenOffset, round: e.round + s.roundOffset,
-          text: e.index === 0 && s.current > 0 ? ` ${e.text}` : e.text });
+          text: e.index === 0 ? s.lead + text : text });
+        if (e.index === 0) s.lead = '';
         return;
+      }
       case 'retract':
         s.lineTokens = Math.min(s.lineTokens, e.index);
         out.push({ ...e, regionId, index: e.index + s.tokenOffset });
@@ -114,10 +126,16 @@ export class EventRelay {
         s.current++;
         if (s.current >= s.lines) {
           const lines = [...s.texts];
-          out.push({ type: 'region_end', regionId, text: joinLines(lines), stats: { ...s.stats } });
-          this.onRegionDone({ regionId, lines, stats: { ...s.stats } });
+          const text = s.table ? renderTable(s.table, lines) : joinLines(lines);
+          const tail = s.table ? s.lead + s.table.tail : '';
+          out.push({ type: 'region_end', regionId, text, stats: { ...s.stats }, ...(tail ? { tail } : {}) });
+          this.onRegionDone({ regionId, lines, text, stats: { ...s.stats } });
           return;
         }
+        // A cell that read as nothing passes its markup on; lines of a block are joined by one space, which
+        // the token stream shows so that the editor's text matches.
+        if (s.table) s.lead += s.table.leads[s.current] ?? '';
+        else s.lead = s.tokenOffset > 0 ? ' ' : '';
         const next = s.buffered.get(s.current);
         s.buffered.delete(s.current);
         for (const b of next ?? []) this.relay(s, regionId, b, out);

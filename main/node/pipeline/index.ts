@@ -5,9 +5,11 @@ import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
 import type { DocumentInfo, SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { decodePages } from './decode-document';
+import type { PageAnalysisOptions } from './page-analysis';
 import { openPageSource, type PageSource } from './page-source';
 
 export { listSamples, readSample } from './samples';
+export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './page-analysis';
 
 export interface OpenedDocument {
   info: DocumentInfo;
@@ -43,8 +45,9 @@ export async function decodeDocument(
   pages: number[] | null,
   emit: (events: SessionEvent[]) => void,
   signal: AbortSignal,
+  analysis?: PageAnalysisOptions,
 ): Promise<DecodeResult & { markdown: string }> {
   const source = sources.get(doc);
   if (!source) throw new Error('the document was not opened by openDocument');
-  return decodePages({ info: doc.info, source }, model, options, pages, emit, signal);
+  return decodePages({ info: doc.info, source }, model, options, pages, emit, signal, analysis);
 }

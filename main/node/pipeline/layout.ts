@@ -6,6 +6,7 @@ import { connectedComponents, type Component } from './components';
 import { boxArea, boxHeight, boxWidth, median, unionBox } from './gray-image';
 import { gutterCuts } from './gutters';
 import { readingOrder } from './reading-order';
+import { tableGrid, type TableGrid } from './table-grid';
 
 export type BlockKind = LayoutRegion['kind'];
 
@@ -16,6 +17,8 @@ export interface LayoutBlock {
   lines: Box[];
   /** Reading order; null for regions that are not read (figures). */
   order: number | null;
+  /** Tables: rows, columns and the cells that hold text. */
+  grid?: TableGrid;
 }
 
 export interface PageLayout {
@@ -206,9 +209,30 @@ function hasFractionBar(comps: Component[], box: Box, xh: number): boolean {
   return false;
 }
 
-export function analyseLayout(ink: Uint8Array, width: number, height: number): PageLayout {
+/** Ink components worth laying out (specks dropped) and the page's glyph height. */
+function inkComponents(ink: Uint8Array, width: number, height: number): { all: Component[]; xh: number } {
   const all = connectedComponents(ink, width, height).filter((c) => c.area >= 4 && (c.x1 - c.x0 > 2 || c.y1 - c.y0 > 2));
   const xh = Math.max(4, median(all.filter((c) => c.y1 - c.y0 >= 4 && c.y1 - c.y0 < height / 10).map((c) => c.y1 - c.y0)));
+  return { all, xh };
+}
+
+const isRule = (w: number, h: number, xh: number) => (w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) || (w >= 4 * xh && w >= 20 * h);
+const isLarge = (w: number, h: number, xh: number) => w > 6 * xh && h > 6 * xh;
+
+/** A page known to be one table (a table crop): its grid, without looking for anything else. */
+export function analyseTable(ink: Uint8Array, width: number, height: number): PageLayout {
+  const { all, xh } = inkComponents(ink, width, height);
+  const glyphs = all.filter((c) => {
+    const w = c.x1 - c.x0;
+    const h = c.y1 - c.y0;
+    return !isRule(w, h, xh) && !isLarge(w, h, xh) && h <= 8 * xh;
+  });
+  const grid = tableGrid(glyphs, xh);
+  return { blocks: [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid }], charHeight: xh };
+}
+
+export function analyseLayout(ink: Uint8Array, width: number, height: number): PageLayout {
+  const { all, xh } = inkComponents(ink, width, height);
 
   const tables: Box[] = [];
   const figures: Box[] = [];
@@ -222,9 +246,9 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
     // a figure: what it encloses is laid out as if it were not there.
     const touchesEdge = c.x0 < 0.03 * width || c.y0 < 0.03 * height || c.x1 > 0.97 * width || c.y1 > 0.97 * height;
     if (w * h > 0.5 * width * height && (c.area < 0.1 * w * h || touchesEdge)) continue;
-    if ((w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) || (w >= 4 * xh && w >= 20 * h)) {
+    if (isRule(w, h, xh)) {
       rules.push(c);
-    } else if (w > 6 * xh && h > 6 * xh) {
+    } else if (isLarge(w, h, xh)) {
       const runs = longRuns(ink, width, c, 0.6);
       // A plain frame (a chart's box) has two rules each way; a grid has more in at least one direction. Rules
       // leave a grid mostly paper; a shape mostly ink (a logo or banner with letters cut out of it has a long
@@ -251,7 +275,9 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   }
   const blocks: LayoutBlock[] = [];
   const plain = (b: Box): Box => ({ x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 });
-  for (const t of outerTables) blocks.push({ kind: 'table', box: plain(t), lines: [], order: null });
+  for (const t of outerTables) {
+    blocks.push({ kind: 'table', box: plain(t), lines: [], order: null, grid: tableGrid(textComps.filter((c) => centreInside(c, t)), xh) });
+  }
   for (const f of figures) blocks.push({ kind: 'figure', box: plain(f), lines: [], order: null });
   const lineGroups = buildBlocks(lines);
   for (const group of lineGroups) {

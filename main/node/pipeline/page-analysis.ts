@@ -3,8 +3,21 @@
 import type { RegionInput, RegionKind } from '../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../common/protocol';
 import { cropImage, type GrayImage } from './gray-image';
-import { analyseLayout, type LayoutBlock } from './layout';
+import { analyseLayout, analyseTable, type LayoutBlock } from './layout';
 import { preparePage } from './prepare';
+import { tableMarkup, type TableMarkup } from './table-markup';
+
+export interface PageAnalysisOptions {
+  /**
+   * Tables read cell by cell, each cell a text line, the table rebuilt from the grid layout found ('cells');
+   * or whole, by the model's table mode ('whole'). docs/decisions/0014-tables-read-by-cells.md
+   */
+  tables: 'cells' | 'whole';
+  /** The page is one table (a table crop): layout is skipped. */
+  pageIsTable: boolean;
+}
+
+export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false };
 
 export interface PageCrop {
   input: RegionInput;
@@ -20,6 +33,8 @@ export interface AnalysedPage {
   regions: LayoutRegion[];
   blocks: LayoutBlock[];
   crops: PageCrop[];
+  /** Tables read by cells, by region id: the HTML around their cells' text. */
+  tables: Map<string, TableMarkup>;
 }
 
 function engineKind(kind: LayoutBlock['kind']): RegionKind {
@@ -30,11 +45,13 @@ export function regionId(page: number, index: number): string {
   return `p${page}-r${index}`;
 }
 
-export function analysePage(page: number, raster: GrayImage): AnalysedPage {
+export function analysePage(page: number, raster: GrayImage, options: PageAnalysisOptions = DEFAULT_PAGE_ANALYSIS): AnalysedPage {
   const prepared = preparePage(raster);
-  const { blocks, charHeight } = analyseLayout(prepared.ink, prepared.gray.width, prepared.gray.height);
+  const { width, height } = prepared.gray;
+  const { blocks, charHeight } = options.pageIsTable ? analyseTable(prepared.ink, width, height) : analyseLayout(prepared.ink, width, height);
   const regions: LayoutRegion[] = [];
   const crops: PageCrop[] = [];
+  const tables = new Map<string, TableMarkup>();
   // Margins as the recogniser saw them in training (training/saccade/synth/regions.py): for a line, up to a
   // third of its height at the sides and a sixth above and below; a few pixels around a table or formula.
   const wholePad = Math.max(2, Math.round(0.4 * charHeight));
@@ -48,9 +65,11 @@ export function analysePage(page: number, raster: GrayImage): AnalysedPage {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(prepared.toSource(block.box)), order: block.order });
     if (block.order === null) return;
-    const kind = engineKind(block.kind);
-    const byLine = kind === 'text' && block.lines.length > 0;
-    const parts = byLine ? block.lines : [block.box];
+    const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
+    if (byCells) tables.set(id, tableMarkup(block.grid!));
+    const kind = byCells ? 'text' : engineKind(block.kind);
+    const byLine = byCells || (kind === 'text' && block.lines.length > 0);
+    const parts = byCells ? block.grid!.cells.map((c) => c.box) : byLine ? block.lines : [block.box];
     parts.forEach((box, line) => {
       const cropBox = marginBox(box, byLine);
       const img = cropImage(prepared.gray, cropBox);
@@ -58,7 +77,7 @@ export function analysePage(page: number, raster: GrayImage): AnalysedPage {
         input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
     });
   });
-  return { page, regions, blocks, crops };
+  return { page, regions, blocks, crops, tables };
 }
 
 function roundBox(b: LayoutRegion['box']): LayoutRegion['box'] {

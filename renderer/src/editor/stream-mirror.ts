@@ -64,7 +64,7 @@ export class StreamMirror {
       } else if (op.op === 'retract') {
         this.retractTokens(op.regionId, op.index);
       } else if (op.op === 'close') {
-        this.appendToRegion(op.regionId, regionSuffix(region?.kind ?? 'text'));
+        this.appendToRegion(op.regionId, (region?.tail ?? '') + regionSuffix(region?.kind ?? 'text'));
       } else {
         this.dropRegion(op.regionId);
       }

@@ -18,6 +18,8 @@ export interface RegionRecord {
   status: 'pending' | 'decoding' | 'done';
   /** Some token came with a heatmap: the region was decoded with fixation. */
   fixated: boolean;
+  /** Text that closes the region after its last token (a table's closing tags). */
+  tail: string;
 }
 
 /** A round in document order, with the running totals the timeline plots. */
@@ -123,7 +125,7 @@ export class DecodeRun {
         for (const r of e.regions) {
           this.regions.set(r.id, {
             id: r.id, page: r.page, kind: r.kind, box: r.box, order: r.order, grid: null, imageTokens: 0,
-            tokens: [], rounds: [], stats: null, status: 'pending', fixated: false,
+            tokens: [], rounds: [], stats: null, status: 'pending', fixated: false, tail: '',
           });
         }
         this.pages.set(e.page, e.regions.map((r) => r.id));
@@ -175,6 +177,7 @@ export class DecodeRun {
         return;
       case 'region_end':
         region.stats = e.stats;
+        region.tail = e.tail ?? '';
         if (region.fixated) {
           this.attendedShareSum += e.stats.visualTokenFraction * e.stats.tokens;
           this.attendedCount += e.stats.tokens;

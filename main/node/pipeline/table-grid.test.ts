@@ -1,0 +1,57 @@
+// The grid of a table from its glyph boxes: synthetic boxes for the exact rules, and a rendered statement
+// table read end to end by layout.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Box } from '../../../common/protocol';
+import { tableGrid } from './table-grid';
+import { renderTable, tableMarkup } from './table-markup';
+
+const XH = 10;
+
+/** Glyph boxes of a word: letters 6 px wide, 1 px apart, starting at x, on the row whose top is y. */
+function word(x: number, y: number, letters: number): Box[] {
+  return Array.from({ length: letters }, (_, i) => ({ x0: x + 7 * i, y0: y, x1: x + 7 * i + 6, y1: y + XH }));
+}
+
+test('columns are the gaps that recur down the rows; word spaces are not', () => {
+  const glyphs = [
+    // Header: "Date Description Amount".
+    ...word(0, 0, 4), ...word(80, 0, 11), ...word(240, 0, 6),
+    // Rows: a date, a two-word description whose space falls at a different place on each row, an amount.
+    ...word(0, 20, 5), ...word(80, 20, 3), ...word(80 + 21 + 5, 20, 6), ...word(250, 20, 5),
+    ...word(0, 40, 5), ...word(80, 40, 6), ...word(80 + 42 + 5, 40, 2), ...word(250, 40, 5),
+    ...word(0, 60, 5), ...word(80, 60, 2), ...word(80 + 14 + 5, 60, 4), ...word(257, 60, 4),
+  ];
+  const grid = tableGrid(glyphs, XH);
+  assert.equal(grid.rows, 4);
+  assert.equal(grid.cols, 3);
+  assert.deepEqual(grid.cells.map((c) => [c.row, c.col, c.colSpan]), [0, 1, 2, 3].flatMap((r) => [[r, 0, 1], [r, 1, 1], [r, 2, 1]]));
+  // The description cell of row 1 holds both of its words.
+  assert.deepEqual(grid.cells[4]!.box, { x0: 80, y0: 20, x1: 80 + 21 + 5 + 41, y1: 30 });
+});
+
+test('a heading across two columns spans them; empty positions become empty cells', () => {
+  const glyphs = [
+    ...word(0, 0, 3), ...word(100, 0, 15), // "Var" and a group heading from column 1 across column 2
+    ...word(0, 20, 3), ...word(100, 20, 3), ...word(180, 20, 3),
+    ...word(0, 40, 3), ...word(180, 40, 3), // column 1 empty
+    ...word(0, 60, 3), ...word(100, 60, 3), ...word(180, 60, 3),
+    ...word(0, 80, 3), ...word(100, 80, 3), ...word(180, 80, 3),
+  ];
+  const grid = tableGrid(glyphs, XH);
+  assert.equal(grid.cols, 3);
+  assert.deepEqual(grid.cells.slice(0, 2).map((c) => [c.row, c.col, c.colSpan]), [[0, 0, 1], [0, 1, 2]]);
+  const texts = grid.cells.map((c) => `${c.row}.${c.col}`);
+  assert.equal(renderTable(tableMarkup(grid), texts),
+    '<table><thead><tr><td>0.0</td><td colspan="2">0.1</td></tr></thead><tbody>'
+    + '<tr><td>1.0</td><td>1.1</td><td>1.2</td></tr><tr><td>2.0</td><td></td><td>2.2</td></tr>'
+    + '<tr><td>3.0</td><td>3.1</td><td>3.2</td></tr><tr><td>4.0</td><td>4.1</td><td>4.2</td></tr></tbody></table>');
+});
+
+test('a dashed rule between rows is no row, and a full stop stays in its cell', () => {
+  const dashes = Array.from({ length: 30 }, (_, i) => ({ x0: 10 * i, y0: 14, x1: 10 * i + 6, y1: 16 }));
+  const stop = { x0: 36, y0: 27, x1: 38, y1: 30 };
+  const grid = tableGrid([...word(0, 0, 3), ...word(100, 0, 3), ...dashes, ...word(0, 20, 5), stop, ...word(100, 20, 3)], XH);
+  assert.equal(grid.rows, 2);
+  assert.deepEqual(grid.cells[2]!.box, { x0: 0, y0: 20, x1: 38, y1: 30 });
+});

@@ -1,0 +1,111 @@
+// A table's rows and columns from where its words sit, so each cell can be read as one text line and the
+// table rebuilt as HTML around the cells' text. Rows are bands of glyphs; columns are the strips that stay
+// blank down (nearly) every row. A piece of text that crosses such a strip spans those columns.
+import type { Box } from '../../../common/protocol';
+import { boxHeight, unionBox } from './gray-image';
+
+export interface TableCell {
+  row: number;
+  col: number;
+  colSpan: number;
+  /** The cell's glyphs' box: the crop the recogniser reads. */
+  box: Box;
+}
+
+export interface TableGrid {
+  rows: number;
+  cols: number;
+  /** Cells that hold ink, row by row, left to right; every other grid position is an empty cell. */
+  cells: TableCell[];
+}
+
+interface Band {
+  y0: number;
+  y1: number;
+  glyphs: Box[];
+}
+
+/**
+ * `glyphs` are the ink components inside the table (rules and frames left out); `xh` is the page's glyph
+ * height. A word space is under 0.6 glyph heights and a column gap wider, and the gap must recur on nearly
+ * every row (columnCuts): word spaces fall at different places row by row, column gaps do not.
+ */
+export function tableGrid(glyphs: Box[], xh: number): TableGrid {
+  const bands = rowBands(glyphs, xh);
+  if (bands.length === 0) return { rows: 0, cols: 0, cells: [] };
+  const cuts = columnCuts(bands, xh);
+  const cells: TableCell[] = [];
+  bands.forEach((band, row) => {
+    const sorted = [...band.glyphs].sort((a, b) => a.x0 - b.x0);
+    let piece: Box | null = null;
+    const close = () => {
+      if (!piece) return;
+      const col = cuts.filter((c) => c < piece!.x0).length;
+      const last = cuts.filter((c) => c < piece!.x1).length;
+      cells.push({ row, col, colSpan: last - col + 1, box: piece });
+    };
+    for (const g of sorted) {
+      if (piece && cuts.some((c) => c >= piece!.x1 && c <= g.x0)) {
+        close();
+        piece = null;
+      }
+      piece = piece ? unionBox(piece, g) : { ...g };
+    }
+    close();
+  });
+  return { rows: bands.length, cols: cuts.length + 1, cells };
+}
+
+/** Bands of letter-sized glyphs that share their height; dots, commas and dashes join the band they sit in. */
+function rowBands(glyphs: Box[], xh: number): Band[] {
+  const core = glyphs.filter((g) => boxHeight(g) >= 0.5 * xh).sort((a, b) => a.y0 - b.y0);
+  const bands: Band[] = [];
+  for (const g of core) {
+    const h = boxHeight(g);
+    const home = bands.slice(-2).find((b) => Math.min(b.y1, g.y1) - Math.max(b.y0, g.y0) >= 0.5 * Math.min(h, b.y1 - b.y0));
+    if (home) {
+      home.y0 = Math.min(home.y0, g.y0);
+      home.y1 = Math.max(home.y1, g.y1);
+      home.glyphs.push(g);
+    } else {
+      bands.push({ y0: g.y0, y1: g.y1, glyphs: [g] });
+    }
+  }
+  // A dashed rule between rows is a row of small marks that belongs to no band: it is dropped with them.
+  for (const g of glyphs) {
+    if (boxHeight(g) >= 0.5 * xh) continue;
+    const cy = (g.y0 + g.y1) / 2;
+    bands.find((b) => cy >= b.y0 - 0.2 * xh && cy <= b.y1 + 0.2 * xh)?.glyphs.push(g);
+  }
+  return bands.sort((a, b) => a.y0 - b.y0);
+}
+
+/** Column boundaries: the middle of every strip left blank by nearly every row (word spaces filled). */
+function columnCuts(bands: Band[], xh: number): number[] {
+  const all = bands.flatMap((b) => b.glyphs);
+  const left = Math.min(...all.map((g) => g.x0));
+  const right = Math.max(...all.map((g) => g.x1));
+  const width = right - left;
+  const pad = Math.max(1, Math.round(0.3 * xh));
+  const coverage = new Int32Array(width);
+  const mark = new Uint8Array(width);
+  for (const band of bands) {
+    mark.fill(0);
+    for (const g of band.glyphs) mark.fill(1, Math.max(0, g.x0 - pad - left), Math.min(width, g.x1 + pad - left));
+    for (let x = 0; x < width; x++) coverage[x]! += mark[x]!;
+  }
+  // One row in a small table, 15% in a larger one, may cross a column gap: a title or group heading spanning columns.
+  const allowance = bands.length >= 4 ? Math.max(1, Math.floor(0.15 * bands.length)) : 0;
+  const cuts: number[] = [];
+  let start = -1;
+  for (let x = 0; x <= width; x++) {
+    const open = x < width && coverage[x]! <= allowance;
+    if (open && start < 0) start = x;
+    else if (!open && start >= 0) {
+      // Strips at the table's edges are margin, not a boundary between columns.
+      if (start > 0 && x < width) cuts.push(left + (start + x) / 2);
+      start = -1;
+    }
+  }
+  return cuts;
+}
