@@ -96,6 +96,34 @@ test('dark and faint scans give the same text lines as the clean page', async ()
   }
 });
 
+test('white text on a dark band reads as the black text it was; a white box inside the band keeps its polarity', async () => {
+  const path = join(FIXTURES, fixtures[5]!.replace('.json', '.jpg'));
+  const page = await gray(path);
+  const { width, height } = page;
+  // The band covers the text above the figure; the box, inside it, a few of its lines.
+  const band = { x0: Math.round(0.04 * width), y0: Math.round(0.1 * height), x1: Math.round(0.96 * width), y1: Math.round(0.38 * height) };
+  const box = { x0: Math.round(0.1 * width), y0: Math.round(0.2 * height), x1: Math.round(0.6 * width), y1: Math.round(0.27 * height) };
+  const inside = (b: Box, x: number, y: number) => x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1;
+  const reversed = { width, height, data: page.data.map((v, i) => {
+    const x = i % width;
+    const y = Math.floor(i / width);
+    return inside(band, x, y) && !inside(box, x, y) ? 255 - v : v;
+  }) };
+  const lines = (img: GrayImage) => {
+    const p = preparePage(img);
+    return analyseLayout(p.ink, p.gray.width, p.gray.height).blocks.flatMap((b) => b.lines).filter((l) => inside(band, l.x0, l.y0));
+  };
+  const expected = lines(page).length;
+  assert.ok(expected >= 8, `the fixture should have text in the band (${expected} lines)`);
+  const got = lines(reversed).length;
+  assert.ok(Math.abs(got - expected) <= 0.15 * expected, `${got} lines in the reversed band vs ${expected} on the plain page`);
+  // The white box was not turned: its text is ink, not its paper.
+  const prepared = preparePage(reversed);
+  let ink = 0;
+  for (let y = box.y0 + 5; y < box.y1 - 5; y++) for (let x = box.x0 + 5; x < box.x1 - 5; x++) ink += prepared.ink[y * width + x]!;
+  assert.ok(ink < 0.3 * (box.x1 - box.x0) * (box.y1 - box.y0), `the white box came out ${ink} pixels of ink`);
+});
+
 test('a banner with letters cut out of it is a figure, a ruled grid of the same size a table', () => {
   const width = 600;
   const height = 400;

@@ -2,7 +2,7 @@
 // quarter turns and small skew, so that layout analysis sees level, black-on-white text.
 import type { Box } from '../../../common/protocol';
 import { connectedComponents, type Component } from './components';
-import type { GrayImage } from './gray-image';
+import { cropImage, type GrayImage } from './gray-image';
 
 export interface PreparedPage {
   /** Level, contrast-normalised page; crops for the engine come from here. */
@@ -258,6 +258,64 @@ export function linesRunVertically(ink: Uint8Array, width: number, height: numbe
   return stacked > 1.5 * beside && stacked > 30;
 }
 
+/**
+ * White text on dark bands (slides, banners, table headers in reverse) reads as black on white once turned.
+ * A band is a large, mostly dark component with many glyph-sized light holes (its letters). What the band
+ * encloses that is large and light (a white box with black text inside it) keeps its polarity.
+ */
+export function invertDarkBands(img: GrayImage): GrayImage {
+  const { width, height, data } = img;
+  const t = otsuThreshold(img);
+  const dark = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i++) dark[i] = data[i]! <= t ? 1 : 0;
+  const bands = connectedComponents(dark, width, height).filter((c) => {
+    const w = c.x1 - c.x0;
+    const h = c.y1 - c.y0;
+    return w * h >= 0.01 * width * height && c.area >= 0.5 * w * h;
+  });
+  let out: Uint8Array | null = null;
+  for (const band of bands) {
+    const bw = band.x1 - band.x0;
+    const bh = band.y1 - band.y0;
+    const region = cropImage(img, band);
+    // Light means well above the band's own level (letters on a band are often dimmer than the page's paper);
+    // a mid-grey band with black letters has no light holes but the letters' counters below that.
+    const level = [...region.data].sort((a, b) => a - b)[region.data.length >> 1]!;
+    const local = level + 0.3 * (255 - level);
+    const light = new Uint8Array(bw * bh);
+    for (let i = 0; i < light.length; i++) light[i] = region.data[i]! > local ? 1 : 0;
+    const holes = connectedComponents(light, bw, bh).filter((c) => c.x0 > 0 && c.y0 > 0 && c.x1 < bw && c.y1 < bh);
+    const isLetter = (c: Component) => c.y1 - c.y0 >= 4 && c.y1 - c.y0 <= Math.min(150, 0.3 * bh) && c.x1 - c.x0 <= 0.3 * bw;
+    if (holes.filter(isLetter).length < 20) continue;
+    const kept = holes.filter((c) => !isLetter(c) && (c.x1 - c.x0) * (c.y1 - c.y0) >= 0.01 * bw * bh);
+    out ??= Uint8Array.from(data);
+    // The band's box also holds what touches the band from outside (a title above it, a frame below): a pixel
+    // is turned only where the band is most of its neighbourhood.
+    const r = 16;
+    const integral = new Int32Array((bw + 1) * (bh + 1));
+    for (let y = 0; y < bh; y++) {
+      let row = 0;
+      for (let x = 0; x < bw; x++) {
+        row += dark[(band.y0 + y) * width + band.x0 + x]!;
+        integral[(y + 1) * (bw + 1) + x + 1] = integral[y * (bw + 1) + x + 1]! + row;
+      }
+    }
+    for (let y = 0; y < bh; y++) {
+      const ya = Math.max(0, y - r);
+      const yb = Math.min(bh, y + r + 1);
+      for (let x = 0; x < bw; x++) {
+        const xa = Math.max(0, x - r);
+        const xb = Math.min(bw, x + r + 1);
+        const sum = integral[yb * (bw + 1) + xb]! - integral[ya * (bw + 1) + xb]! - integral[yb * (bw + 1) + xa]! + integral[ya * (bw + 1) + xa]!;
+        if (2 * sum < (yb - ya) * (xb - xa) || kept.some((k) => x >= k.x0 && x < k.x1 && y >= k.y0 && y < k.y1)) continue;
+        const i = (band.y0 + y) * width + band.x0 + x;
+        out[i] = 255 - data[i]!;
+      }
+    }
+  }
+  return out ? { width, height, data: out } : img;
+}
+
 /** Rotates about the centre into a canvas of the given size, bilinear, paper-white outside. */
 function rotateImage(img: GrayImage, degrees: number, outW: number, outH: number): GrayImage {
   const a = (degrees * Math.PI) / 180;
@@ -302,7 +360,7 @@ function unrotatePoint(x: number, y: number, degrees: number, src: { width: numb
 }
 
 export function preparePage(source: GrayImage): PreparedPage {
-  let gray = normaliseBackground(source);
+  let gray = normaliseBackground(invertDarkBands(source));
   let ink = binarise(gray);
   let quarterTurns = 0;
   if (linesRunVertically(ink, gray.width, gray.height)) {
