@@ -42,3 +42,9 @@ test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-rat
   assert.throws(() => parseArgs(['a.png', '--keep-ratio', '0']), /--keep-ratio must be in \(0, 1\], not 0/);
   assert.equal(parseArgs(['a.png', '--no-fixation']).options.fixation.enabled, false);
 });
+
+test('ocr CLI options: tables are read by cells unless --tables whole asks for the model\'s table mode', () => {
+  assert.equal(parseArgs(['a.png']).analysis.tables, 'cells');
+  assert.equal(parseArgs(['a.png', '--tables', 'whole']).analysis.tables, 'whole');
+  assert.throws(() => parseArgs(['a.png', '--tables', 'rows']), /--tables must be cells or whole, not rows/);
+});

@@ -27,6 +27,9 @@ test('checkSessionEvent rejects malformed events', () => {
   assert.match(checkSessionEvent({ type: 'token', regionId: 'r', index: 0, id: 5, text: 'a', round: 0, source: 'ar', fixation: { indices: [1, 2], weights: [1] } })!, /fixation/);
   assert.match(checkSessionEvent({ type: 'round', regionId: 'r', round: 0, blockSize: 8, forwards: 2, draft: [], verify: [] })!, /committed/);
   assert.match(checkSessionEvent({ type: 'page_layout', docId: 'd', page: 0, regions: [{ id: 'x' }] })!, /box/);
+  const end = { type: 'region_end', regionId: 'r', text: '<table></table>', stats: {} };
+  assert.equal(checkSessionEvent({ ...end, tail: '</td></tr></table>' }), null);
+  assert.match(checkSessionEvent({ ...end, tail: 3 })!, /tail must be a string/);
 });
 
 test('checkServerMessage drops malformed events but keeps the good ones of a batch', () => {
