@@ -147,3 +147,35 @@ test('a banner with letters cut out of it is a figure, a ruled grid of the same 
   assert.equal(kindAt(banner), 'figure');
   assert.equal(kindAt(grid), 'table');
 });
+
+test('text inside a plain frame is read; a frame around a chart is the chart\'s', () => {
+  const width = 600;
+  const height = 400;
+  const page = (inside: (x: number, y: number) => boolean): Uint8Array => {
+    const ink = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        // A frame 3 px thick, 100..500 x 40..240.
+        const frame = x >= 100 && x < 500 && y >= 40 && y < 240 && (x < 103 || x >= 497 || y < 43 || y >= 237);
+        ink[y * width + x] = frame || inside(x, y) ? 1 : 0;
+      }
+    }
+    // Body text below the frame, so the page has a character height.
+    for (let row = 0; row < 4; row++) {
+      for (let g = 0; g < 30; g++) {
+        for (let y = 300 + row * 20; y < 310 + row * 20; y++) for (let x = 40 + g * 12; x < 48 + g * 12; x++) ink[y * width + x] = 1;
+      }
+    }
+    return ink;
+  };
+  // Three rows of 8 x 10 glyphs inside the frame.
+  const text = (x: number, y: number) => [80, 110, 140].some((r) => y >= r && y < r + 10) && x >= 130 && x < 460 && (x - 130) % 12 < 8;
+  // A curve inside the frame (the frame is the chart's axes).
+  const chart = (x: number, y: number) => x >= 140 && x < 460 && Math.abs(y - (140 + 60 * Math.sin(x / 30))) < 2;
+  const boxed = analyseLayout(page(text), width, height);
+  assert.ok(!boxed.blocks.some((b) => b.kind === 'figure' || b.kind === 'table'), JSON.stringify(boxed.blocks.map((b) => b.kind)));
+  const framedLines = boxed.blocks.flatMap((b) => b.lines).filter((l) => l.y0 >= 40 && l.y1 <= 240);
+  assert.equal(framedLines.length, 3);
+  const plotted = analyseLayout(page(chart), width, height);
+  assert.ok(plotted.blocks.some((b) => b.kind === 'figure' && b.box.x0 <= 100 && b.box.x1 >= 499), JSON.stringify(plotted.blocks.map((b) => [b.kind, b.box])));
+});

@@ -64,13 +64,18 @@ const centreInside = (c: Box, b: Box) => {
   return cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1;
 };
 
-/** Longest horizontal and vertical ink runs inside a box, counted per row and per column. */
-function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): { rows: number; cols: number } {
+/**
+ * Rules inside a box: rows and columns whose longest ink run spans `fraction` of it, a thick rule counted
+ * once; `inner` counts those away from the box's edges (a grid's inner rules; a frame, even a double one, has none).
+ */
+function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): { rows: number; cols: number; inner: number } {
   const w = box.x1 - box.x0;
   const h = box.y1 - box.y0;
   const colRun = new Int32Array(w);
   const colBest = new Int32Array(w);
   let rows = 0;
+  let inner = 0;
+  const isInner = (at: number, size: number) => at > 0.1 * size && at < 0.9 * size;
   let inRowLine = false;
   for (let y = box.y0; y < box.y1; y++) {
     let run = 0;
@@ -85,17 +90,23 @@ function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): {
     }
     // A thick rule spans several rows; count it once.
     const isLine = best >= fraction * w;
-    if (isLine && !inRowLine) rows++;
+    if (isLine && !inRowLine) {
+      rows++;
+      if (isInner(y - box.y0, h)) inner++;
+    }
     inRowLine = isLine;
   }
   let cols = 0;
   let inColLine = false;
   for (let c = 0; c < w; c++) {
     const isLine = colBest[c]! >= fraction * h;
-    if (isLine && !inColLine) cols++;
+    if (isLine && !inColLine) {
+      cols++;
+      if (isInner(c, w)) inner++;
+    }
     inColLine = isLine;
   }
-  return { rows, cols };
+  return { rows, cols, inner };
 }
 
 /**
@@ -237,6 +248,7 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   const tables: Box[] = [];
   const figures: Box[] = [];
   const rules: Component[] = [];
+  const frames: Component[] = [];
   const textComps: Component[] = [];
   for (const c of all) {
     const w = c.x1 - c.x0;
@@ -250,15 +262,21 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
       rules.push(c);
     } else if (isLarge(w, h, xh)) {
       const runs = longRuns(ink, width, c, 0.6);
-      // A plain frame (a chart's box) has two rules each way; a grid has more in at least one direction. Rules
-      // leave a grid mostly paper; a shape mostly ink (a logo or banner with letters cut out of it has a long
-      // run on every row between its letters) is a figure, not a table to read.
+      // A plain frame has rules only along its edges; a grid has inner ones too. Rules leave a grid mostly
+      // paper; a shape mostly ink (a logo or banner with letters cut out of it has a long run on every row
+      // between its letters) is a figure, not a table to read.
       const solid = c.area > 0.4 * w * h;
-      if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
+      if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.inner === 0) frames.push(c);
+      else if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
       else if (c.area / (w * h) > 0.02) figures.push(c);
     } else if (w > 0 && h <= 8 * xh) {
       textComps.push(c);
     }
+  }
+  // A frame around a chart (axes, curves: large shapes inside it) is the chart's; a frame around text (a boxed
+  // paragraph, a slide's title box) is only a border, and its text is laid out as if it were not there.
+  for (const f of frames) {
+    if (all.some((c) => c !== f && isLarge(c.x1 - c.x0, c.y1 - c.y0, xh) && centreInside(c, f))) figures.push(f);
   }
   tables.push(...rulesTables(rules, xh));
   // A ruled cell inside a table is part of it.

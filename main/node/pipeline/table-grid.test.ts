@@ -55,3 +55,10 @@ test('a dashed rule between rows is no row, and a full stop stays in its cell', 
   assert.equal(grid.rows, 2);
   assert.deepEqual(grid.cells[2]!.box, { x0: 0, y0: 20, x1: 38, y1: 30 });
 });
+
+test('a vertical rule between cells binds no rows together, and is no text', () => {
+  const rule = { x0: 60, y0: 0, x1: 62, y1: 70 };
+  const grid = tableGrid([rule, ...word(0, 0, 5), ...word(80, 0, 3), ...word(0, 20, 5), ...word(80, 20, 3), ...word(0, 40, 5), ...word(80, 40, 3)], XH);
+  assert.equal(grid.rows, 3);
+  assert.ok(grid.cells.every((c) => c.box.x1 <= 60 || c.box.x0 >= 62), JSON.stringify(grid.cells.map((c) => c.box)));
+});

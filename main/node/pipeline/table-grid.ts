@@ -56,9 +56,12 @@ export function tableGrid(glyphs: Box[], xh: number): TableGrid {
   return { rows: bands.length, cols: cuts.length + 1, cells };
 }
 
-/** Bands of letter-sized glyphs that share their height; dots, commas and dashes join the band they sit in. */
+/**
+ * Bands of letter-sized glyphs that share their height; dots, commas and dashes join the band they sit in.
+ * Anything taller than a letter (a form's short vertical rule, a stamp) would bind several rows into one.
+ */
 function rowBands(glyphs: Box[], xh: number): Band[] {
-  const core = glyphs.filter((g) => boxHeight(g) >= 0.5 * xh).sort((a, b) => a.y0 - b.y0);
+  const core = glyphs.filter((g) => boxHeight(g) >= 0.5 * xh && boxHeight(g) <= 2.5 * xh).sort((a, b) => a.y0 - b.y0);
   const bands: Band[] = [];
   for (const g of core) {
     const h = boxHeight(g);
