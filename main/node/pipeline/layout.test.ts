@@ -10,7 +10,7 @@ import { readingOrderEdit } from '../eval/reading-order-metric';
 import type { GrayImage } from './gray-image';
 import { analyseLayout } from './layout';
 import { analysePage } from './page-analysis';
-import { preparePage } from './prepare';
+import { binarise, otsuThreshold, preparePage } from './prepare';
 import { readingOrder } from './reading-order';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'pages');
@@ -122,6 +122,29 @@ test('white text on a dark band reads as the black text it was; a white box insi
   let ink = 0;
   for (let y = box.y0 + 5; y < box.y1 - 5; y++) for (let x = box.x0 + 5; x < box.x1 - 5; x++) ink += prepared.ink[y * width + x]!;
   assert.ok(ink < 0.3 * (box.x1 - box.x0) * (box.y1 - box.y0), `the white box came out ${ink} pixels of ink`);
+});
+
+test('thin grey print beside bold rules is ink, though Otsu splits the rules from everything else', () => {
+  const width = 400;
+  const height = 200;
+  const data = new Uint8Array(width * height).fill(255);
+  // Thick black rules: a fifth of the page.
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (y % 25 < 5) data[y * width + x] = 0;
+  // Rows of 4 x 6 letters in light grey between the rules.
+  for (let row = 0; row < 8; row++) {
+    for (let g = 0; g < 40; g++) {
+      for (let y = 25 * row + 10; y < 25 * row + 16; y++) for (let x = 10 + 9 * g; x < 14 + 9 * g; x++) data[y * width + x] = 175;
+    }
+  }
+  const img = { width, height, data };
+  assert.ok(otsuThreshold(img) < 175, 'the case needs Otsu to miss the grey letters');
+  const ink = binarise(img);
+  assert.equal(ink[12 * width + 11], 1, 'a grey letter is ink');
+  assert.equal(ink[20 * width + 11], 0, 'paper stays paper');
+  // A page of black letters keeps Otsu's split.
+  const black = { width, height, data: data.map((v) => (v === 175 ? 0 : v)) };
+  const t = otsuThreshold(black);
+  assert.deepEqual(binarise(black), black.data.map((v) => (v <= t ? 1 : 0)));
 });
 
 test('a banner with letters cut out of it is a figure, a ruled grid of the same size a table', () => {

@@ -148,12 +148,36 @@ export function otsuThreshold(img: GrayImage): number {
   return Math.min(threshold, 200);
 }
 
+/**
+ * Ink at Otsu's threshold, unless a higher one finds at least twice the glyph-sized components: thin grey
+ * strokes (small print in a low-resolution image, a faded thermal receipt) never get as dark as bold text
+ * and rules, which set Otsu's split, and fall apart into specks below the size counted.
+ */
 export function binarise(img: GrayImage): Uint8Array {
-  const t = otsuThreshold(img);
+  const otsu = otsuThreshold(img);
+  const atOtsu = inkAt(img, otsu);
+  const floor = 2 * glyphSized(atOtsu, img);
+  let best = { ink: atOtsu, glyphs: floor - 1 };
+  for (const t of [160, 185, 200].filter((v) => v > otsu)) {
+    const ink = inkAt(img, t);
+    const glyphs = glyphSized(ink, img);
+    if (glyphs > best.glyphs) best = { ink, glyphs };
+  }
+  return best.ink;
+}
+
+function inkAt(img: GrayImage, t: number): Uint8Array {
   const d = img.data;
   const ink = new Uint8Array(d.length);
   for (let i = 0; i < d.length; i++) ink[i] = d[i]! <= t ? 1 : 0;
   return ink;
+}
+
+/** Components at least half as tall as the tallest tenth: letters, not the specks of broken ones. */
+function glyphSized(ink: Uint8Array, img: GrayImage): number {
+  const heights = connectedComponents(ink, img.width, img.height).filter((c) => c.area >= 4).map((c) => c.y1 - c.y0).sort((a, b) => a - b);
+  const tall = heights[Math.floor(0.9 * (heights.length - 1))] ?? 0;
+  return heights.filter((h) => h >= Math.max(3, 0.5 * tall)).length;
 }
 
 /** Glyph-sized components: big shapes (the desk around a photographed sheet, figures, rules) say nothing about text lines. */

@@ -62,3 +62,11 @@ test('a vertical rule between cells binds no rows together, and is no text', () 
   assert.equal(grid.rows, 3);
   assert.ok(grid.cells.every((c) => c.box.x1 <= 60 || c.box.x0 >= 62), JSON.stringify(grid.cells.map((c) => c.box)));
 });
+
+test('rows that all start with the same words make no column of them', () => {
+  // "Number of" then a value column: the word space (8 px, under a letter) recurs on every row.
+  const rows = [0, 20, 40, 60].flatMap((y) => [...word(0, y, 6), ...word(49, y, 2), ...word(150, y, 4)]);
+  const grid = tableGrid(rows, XH);
+  assert.equal(grid.cols, 2);
+  assert.deepEqual(grid.cells.slice(0, 2).map((c) => [c.col, c.box.x0, c.box.x1]), [[0, 0, 62], [1, 150, 177]]);
+});

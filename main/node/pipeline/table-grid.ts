@@ -27,8 +27,9 @@ interface Band {
 
 /**
  * `glyphs` are the ink components inside the table (rules and frames left out); `xh` is the page's glyph
- * height. A word space is under 0.6 glyph heights and a column gap wider, and the gap must recur on nearly
- * every row (columnCuts): word spaces fall at different places row by row, column gaps do not.
+ * height. Each glyph is widened by 0.3 letter heights, which fills word spaces; a column gap is a strip
+ * still at least half a letter wide that is blank on nearly every row (columnCuts): word spaces fall at
+ * different places row by row, column gaps do not.
  */
 export function tableGrid(glyphs: Box[], xh: number): TableGrid {
   const bands = rowBands(glyphs, xh);
@@ -89,7 +90,10 @@ function columnCuts(bands: Band[], xh: number): number[] {
   const left = Math.min(...all.map((g) => g.x0));
   const right = Math.max(...all.map((g) => g.x1));
   const width = right - left;
-  const pad = Math.max(1, Math.round(0.3 * xh));
+  // The page's glyph height is a median over every speck; the table's own letters set the word space.
+  const heights = all.map(boxHeight).filter((h) => h >= 0.5 * xh).sort((a, b) => a - b);
+  const letter = Math.max(xh, heights[Math.floor(0.75 * (heights.length - 1))] ?? xh);
+  const pad = Math.max(1, Math.round(0.3 * letter));
   const coverage = new Int32Array(width);
   const mark = new Uint8Array(width);
   for (const band of bands) {
@@ -105,8 +109,10 @@ function columnCuts(bands: Band[], xh: number): number[] {
     const open = x < width && coverage[x]! <= allowance;
     if (open && start < 0) start = x;
     else if (!open && start >= 0) {
-      // Strips at the table's edges are margin, not a boundary between columns.
-      if (start > 0 && x < width) cuts.push(left + (start + x) / 2);
+      // Strips at the table's edges are margin, not a boundary between columns; a strip narrower than half a
+      // letter once word spaces are filled is a wide word space that happens to recur (rows that all start
+      // "Number of samples ...").
+      if (start > 0 && x < width && x - start >= 0.5 * letter) cuts.push(left + (start + x) / 2);
       start = -1;
     }
   }
