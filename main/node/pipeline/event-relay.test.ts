@@ -61,13 +61,13 @@ test('a line whose loop was taken back shifts the next line to the kept length',
 test('a table read by cells streams as HTML: markup rides on each cell\'s first token, the rest in the tail', () => {
   // Row 0: "A" in column 0, column 1 empty; row 1: "1 & 2" spanning both columns, then a cell that reads as nothing.
   const grid = { rows: 2, cols: 2, cells: [
-    { row: 0, col: 0, colSpan: 1, box: { x0: 0, y0: 0, x1: 10, y1: 10 } },
-    { row: 1, col: 0, colSpan: 2, box: { x0: 0, y0: 20, x1: 50, y1: 30 } },
+    { row: 0, col: 0, colSpan: 1, lines: [{ x0: 0, y0: 0, x1: 10, y1: 10 }] },
+    { row: 1, col: 0, colSpan: 2, lines: [{ x0: 0, y0: 20, x1: 50, y1: 30 }] },
   ] };
   const out: EngineEvent[] = [];
   const done: string[] = [];
   const relay = new EventRelay(
-    grid.cells.map((c, line) => ({ input: { id: `t/${line}` }, regionId: 't', line, box: c.box })),
+    grid.cells.map((c, line) => ({ input: { id: `t/${line}` }, regionId: 't', line, box: c.lines[0]! })),
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), (r) => done.push(r.text), () => {},
   );
   relay.push([

@@ -69,7 +69,7 @@ export function analysePage(page: number, raster: GrayImage, options: PageAnalys
     if (byCells) tables.set(id, tableMarkup(block.grid!));
     const kind = byCells ? 'text' : engineKind(block.kind);
     const byLine = byCells || (kind === 'text' && block.lines.length > 0);
-    const parts = byCells ? block.grid!.cells.map((c) => c.box) : byLine ? block.lines : [block.box];
+    const parts = byCells ? block.grid!.cells.flatMap((c) => c.lines) : byLine ? block.lines : [block.box];
     parts.forEach((box, line) => {
       const cropBox = marginBox(box, byLine);
       const img = cropImage(prepared.gray, cropBox);

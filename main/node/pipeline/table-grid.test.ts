@@ -27,7 +27,7 @@ test('columns are the gaps that recur down the rows; word spaces are not', () =>
   assert.equal(grid.cols, 3);
   assert.deepEqual(grid.cells.map((c) => [c.row, c.col, c.colSpan]), [0, 1, 2, 3].flatMap((r) => [[r, 0, 1], [r, 1, 1], [r, 2, 1]]));
   // The description cell of row 1 holds both of its words.
-  assert.deepEqual(grid.cells[4]!.box, { x0: 80, y0: 20, x1: 80 + 21 + 5 + 41, y1: 30 });
+  assert.deepEqual(grid.cells[4]!.lines[0], { x0: 80, y0: 20, x1: 80 + 21 + 5 + 41, y1: 30 });
 });
 
 test('a heading across two columns spans them; empty positions become empty cells', () => {
@@ -53,14 +53,14 @@ test('a dashed rule between rows is no row, and a full stop stays in its cell', 
   const stop = { x0: 36, y0: 27, x1: 38, y1: 30 };
   const grid = tableGrid([...word(0, 0, 3), ...word(100, 0, 3), ...dashes, ...word(0, 20, 5), stop, ...word(100, 20, 3)], XH);
   assert.equal(grid.rows, 2);
-  assert.deepEqual(grid.cells[2]!.box, { x0: 0, y0: 20, x1: 38, y1: 30 });
+  assert.deepEqual(grid.cells[2]!.lines[0], { x0: 0, y0: 20, x1: 38, y1: 30 });
 });
 
 test('a vertical rule between cells binds no rows together, and is no text', () => {
   const rule = { x0: 60, y0: 0, x1: 62, y1: 70 };
   const grid = tableGrid([rule, ...word(0, 0, 5), ...word(80, 0, 3), ...word(0, 20, 5), ...word(80, 20, 3), ...word(0, 40, 5), ...word(80, 40, 3)], XH);
   assert.equal(grid.rows, 3);
-  assert.ok(grid.cells.every((c) => c.box.x1 <= 60 || c.box.x0 >= 62), JSON.stringify(grid.cells.map((c) => c.box)));
+  assert.ok(grid.cells.every((c) => c.lines[0]!.x1 <= 60 || c.lines[0]!.x0 >= 62), JSON.stringify(grid.cells.map((c) => c.lines)));
 });
 
 test('rows that all start with the same words make no column of them', () => {
@@ -68,5 +68,23 @@ test('rows that all start with the same words make no column of them', () => {
   const rows = [0, 20, 40, 60].flatMap((y) => [...word(0, y, 6), ...word(49, y, 2), ...word(150, y, 4)]);
   const grid = tableGrid(rows, XH);
   assert.equal(grid.cols, 2);
-  assert.deepEqual(grid.cells.slice(0, 2).map((c) => [c.col, c.box.x0, c.box.x1]), [[0, 0, 62], [1, 150, 177]]);
+  assert.deepEqual(grid.cells.slice(0, 2).map((c) => [c.col, c.lines[0]!.x0, c.lines[0]!.x1]), [[0, 0, 62], [1, 150, 177]]);
+});
+
+test('a wrapped cell is one cell of two lines; cells set beside it at mid-height stay in its row', () => {
+  // Rows 12 px apart with 10 px glyphs (2 px between bands) except where a row ends; rows 30 px apart.
+  const glyphs = [
+    ...word(0, 0, 4), ...word(100, 0, 3), // header
+    ...word(0, 30, 6), ...word(100, 30, 2), // row 1, label wraps onto a second line:
+    ...word(0, 42, 5),
+    ...word(0, 72, 6), ...word(100, 78, 2), // row 2, label wrapped, value set at mid-height (bands overlap)
+    ...word(0, 84, 3),
+    ...word(0, 114, 4), ...word(100, 114, 2), // row 3
+  ];
+  const grid = tableGrid(glyphs, XH);
+  assert.equal(grid.rows, 4);
+  assert.deepEqual(grid.cells.map((c) => [c.row, c.col, c.lines.length]), [[0, 0, 1], [0, 1, 1], [1, 0, 2], [1, 1, 1], [2, 0, 2], [2, 1, 1], [3, 0, 1], [3, 1, 1]]);
+  const texts = ['Name', 'Val', 'Positive', 'likelihood', '6.4', 'Negative', 'ratio', '0.6', 'Total', '9'];
+  assert.equal(renderTable(tableMarkup(grid), texts).split('<tbody>')[1],
+    '<tr><td>Positive likelihood</td><td>6.4</td></tr><tr><td>Negative ratio</td><td>0.6</td></tr><tr><td>Total</td><td>9</td></tr></tbody></table>');
 });

@@ -8,8 +8,8 @@ export interface TableCell {
   row: number;
   col: number;
   colSpan: number;
-  /** The cell's glyphs' box: the crop the recogniser reads. */
-  box: Box;
+  /** The cell's text lines, top to bottom, each a crop the recogniser reads (a wrapped cell has several). */
+  lines: Box[];
 }
 
 export interface TableGrid {
@@ -35,26 +35,51 @@ export function tableGrid(glyphs: Box[], xh: number): TableGrid {
   const bands = rowBands(glyphs, xh);
   if (bands.length === 0) return { rows: 0, cols: 0, cells: [] };
   const cuts = columnCuts(bands, xh);
-  const cells: TableCell[] = [];
-  bands.forEach((band, row) => {
-    const sorted = [...band.glyphs].sort((a, b) => a.x0 - b.x0);
-    let piece: Box | null = null;
-    const close = () => {
-      if (!piece) return;
-      const col = cuts.filter((c) => c < piece!.x0).length;
-      const last = cuts.filter((c) => c < piece!.x1).length;
-      cells.push({ row, col, colSpan: last - col + 1, box: piece });
-    };
-    for (const g of sorted) {
-      if (piece && cuts.some((c) => c >= piece!.x1 && c <= g.x0)) {
-        close();
-        piece = null;
+  const gaps = bands.slice(1).map((b, i) => b.y0 - bands[i]!.y1).sort((a, b) => a - b);
+  const rowGap = gaps.length ? gaps[gaps.length >> 1]! : 0;
+  const rows: TableCell[][] = [];
+  let last: Band | null = null;
+  for (const band of bands) {
+    const pieces = bandPieces(band, cuts);
+    const row = rows[rows.length - 1];
+    const gap = last ? band.y0 - last.y1 : 0;
+    // The same row when the bands overlap (cells set at different heights beside a wrapped one), or when a
+    // band closer than half the usual row gap has text only in columns the row already fills (wrapped cells).
+    const continues = row && (gap < 0 || (gap <= 0.5 * rowGap && pieces.every((p) => row.some((c) => c.col === p.col))));
+    if (row && continues) {
+      for (const p of pieces) {
+        const cell = row.find((c) => c.col === p.col);
+        if (cell) cell.lines.push(p.box);
+        else if (!row.some((c) => p.col < c.col + c.colSpan && c.col < p.col + p.colSpan)) row.push({ row: rows.length - 1, col: p.col, colSpan: p.colSpan, lines: [p.box] });
       }
-      piece = piece ? unionBox(piece, g) : { ...g };
+      row.sort((a, b) => a.col - b.col);
+    } else {
+      rows.push(pieces.map((p) => ({ row: rows.length, col: p.col, colSpan: p.colSpan, lines: [p.box] })));
     }
-    close();
-  });
-  return { rows: bands.length, cols: cuts.length + 1, cells };
+    last = band;
+  }
+  return { rows: rows.length, cols: cuts.length + 1, cells: rows.flat() };
+}
+
+/** A band's glyphs grouped into pieces between column cuts; a piece that crosses a cut spans those columns. */
+function bandPieces(band: Band, cuts: number[]): Array<{ col: number; colSpan: number; box: Box }> {
+  const pieces: Array<{ col: number; colSpan: number; box: Box }> = [];
+  let piece: Box | null = null;
+  const close = () => {
+    if (!piece) return;
+    const col = cuts.filter((c) => c < piece!.x0).length;
+    const end = cuts.filter((c) => c < piece!.x1).length;
+    pieces.push({ col, colSpan: end - col + 1, box: piece });
+  };
+  for (const g of [...band.glyphs].sort((a, b) => a.x0 - b.x0)) {
+    if (piece && cuts.some((c) => c >= piece!.x1 && c <= g.x0)) {
+      close();
+      piece = null;
+    }
+    piece = piece ? unionBox(piece, g) : { ...g };
+  }
+  close();
+  return pieces;
 }
 
 /**

@@ -4,7 +4,7 @@
 import type { TableGrid } from './table-grid';
 
 export interface TableMarkup {
-  /** One per cell of the grid, in its order. */
+  /** One per text line of the grid's cells, in their order: a cell's markup, or a space within a cell. */
   leads: string[];
   tail: string;
 }
@@ -27,6 +27,7 @@ export function tableMarkup(grid: TableGrid): TableMarkup {
       const cell = grid.cells[next];
       if (cell && cell.row === row && cell.col === col) {
         leads.push(pending + (cell.colSpan > 1 ? `<td colspan="${cell.colSpan}">` : '<td>'));
+        for (let line = 1; line < cell.lines.length; line++) leads.push(' ');
         pending = '</td>';
         col += cell.colSpan;
         next++;
