@@ -238,7 +238,7 @@ async function main(): Promise<number> {
   const version = args.tesseract ? await tesseractAvailable() : null;
   if (!args.tesseract) notes.push('tesseract: not run (--no-tesseract)');
   else if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems));
-  else if (args.tesseract) notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
+  else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
 
   const perItem = items.map((item) => ({
     dataset: item.dataset,

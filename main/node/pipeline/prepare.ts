@@ -149,35 +149,50 @@ export function otsuThreshold(img: GrayImage): number {
 }
 
 /**
- * Ink at Otsu's threshold, unless a higher one finds at least twice the glyph-sized components: thin grey
+ * The ink threshold: Otsu's, unless a higher one finds at least twice the glyph-sized components. Thin grey
  * strokes (small print in a low-resolution image, a faded thermal receipt) never get as dark as bold text
- * and rules, which set Otsu's split, and fall apart into specks below the size counted.
+ * and rules, which set Otsu's split, and fall apart into specks below the size counted. A large page is
+ * counted at half size (each 2 x 2 averaged): its letters are big enough.
  */
-export function binarise(img: GrayImage): Uint8Array {
+export function inkThreshold(img: GrayImage): number {
+  const sample = img.width * img.height > 4_000_000 ? halve(img) : img;
   const otsu = otsuThreshold(img);
-  const atOtsu = inkAt(img, otsu);
-  const floor = 2 * glyphSized(atOtsu, img);
-  let best = { ink: atOtsu, glyphs: floor - 1 };
+  const needed = 2 * glyphSized(sample, otsu);
+  let best = { t: otsu, glyphs: 0 };
   for (const t of [160, 185, 200].filter((v) => v > otsu)) {
-    const ink = inkAt(img, t);
-    const glyphs = glyphSized(ink, img);
-    if (glyphs > best.glyphs) best = { ink, glyphs };
+    const glyphs = glyphSized(sample, t);
+    if (glyphs >= needed && glyphs > best.glyphs) best = { t, glyphs };
   }
-  return best.ink;
+  return best.t;
 }
 
-function inkAt(img: GrayImage, t: number): Uint8Array {
+export function binarise(img: GrayImage, threshold = inkThreshold(img)): Uint8Array {
   const d = img.data;
   const ink = new Uint8Array(d.length);
-  for (let i = 0; i < d.length; i++) ink[i] = d[i]! <= t ? 1 : 0;
+  for (let i = 0; i < d.length; i++) ink[i] = d[i]! <= threshold ? 1 : 0;
   return ink;
 }
 
 /** Components at least half as tall as the tallest tenth: letters, not the specks of broken ones. */
-function glyphSized(ink: Uint8Array, img: GrayImage): number {
-  const heights = connectedComponents(ink, img.width, img.height).filter((c) => c.area >= 4).map((c) => c.y1 - c.y0).sort((a, b) => a - b);
+function glyphSized(img: GrayImage, threshold: number): number {
+  const heights = connectedComponents(binarise(img, threshold), img.width, img.height)
+    .filter((c) => c.area >= 4).map((c) => c.y1 - c.y0).sort((a, b) => a - b);
   const tall = heights[Math.floor(0.9 * (heights.length - 1))] ?? 0;
   return heights.filter((h) => h >= Math.max(3, 0.5 * tall)).length;
+}
+
+function halve(img: GrayImage): GrayImage {
+  const width = img.width >> 1;
+  const height = img.height >> 1;
+  const out = new Uint8Array(width * height);
+  const d = img.data;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = 2 * y * img.width + 2 * x;
+      out[y * width + x] = (d[i]! + d[i + 1]! + d[i + img.width]! + d[i + img.width + 1]! + 2) >> 2;
+    }
+  }
+  return { width, height, data: out };
 }
 
 /** Glyph-sized components: big shapes (the desk around a photographed sheet, figures, rules) say nothing about text lines. */

@@ -48,9 +48,9 @@ export function tableGrid(glyphs: Box[], xh: number): TableGrid {
     const continues = row && (gap < 0 || (gap <= 0.5 * rowGap && pieces.every((p) => row.some((c) => c.col === p.col))));
     if (row && continues) {
       for (const p of pieces) {
-        const cell = row.find((c) => c.col === p.col);
+        const cell = row.find((c) => c.col === p.col) ?? row.find((c) => p.col < c.col + c.colSpan && c.col < p.col + p.colSpan);
         if (cell) cell.lines.push(p.box);
-        else if (!row.some((c) => p.col < c.col + c.colSpan && c.col < p.col + p.colSpan)) row.push({ row: rows.length - 1, col: p.col, colSpan: p.colSpan, lines: [p.box] });
+        else row.push({ row: rows.length - 1, col: p.col, colSpan: p.colSpan, lines: [p.box] });
       }
       row.sort((a, b) => a.col - b.col);
     } else {
