@@ -93,6 +93,7 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   assert.equal(exported, draft);
   assert.match(exported, /^# Quarterly Report on Reading Speed/);
   assert.match(exported, /\$\$\n\\tau = \\frac/);
+  assert.ok(exported.includes('<td>3.41</td></tr></tbody></table>'), 'the table is closed by its region_end tail');
   assert.match(exported, /Reviewed by the night shift\.$/);
   // The loop the repetition guard took back in the second region left no trace in the text.
   const second = SAMPLE_REGIONS[1]!.lines;

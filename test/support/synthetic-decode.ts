@@ -1,7 +1,8 @@
 // A constructed decode that follows common/engine-types.ts and the draft/verify protocol (docs/decisions/0002)
 // exactly: a page of text regions, the page_layout the pipeline would emit, and per region the rounds and
 // tokens a self-speculative engine would stream, with fixations that follow the reading position. The second
-// region ends in a loop that the engine's repetition guard takes back (a round of repeats, then a retract).
+// region ends in a loop that the engine's repetition guard takes back (a round of repeats, then a retract);
+// the table ends with closing tags that only its region_end carries, as a table read by cells does.
 // Unit tests of the stores use it, and the renderer test replays it where the real engine is not built.
 import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
@@ -11,6 +12,8 @@ export interface SyntheticRegion {
   kind: LayoutRegion['kind'];
   box: Box;
   lines: string[];
+  /** Text no token carries, sent with region_end (a table read by cells ends with its closing tags). */
+  tail?: string;
 }
 
 export interface SyntheticDecode {
@@ -39,10 +42,11 @@ export const SAMPLE_REGIONS: SyntheticRegion[] = [
   {
     id: 'p0-r2', kind: 'table', box: { x0: 80, y0: 460, x1: 920, y1: 700 },
     lines: [
-      '<table><tr><th>Mode</th><th>Tokens/forward</th></tr>',
-      '<tr><td>AR</td><td>1.00</td></tr>',
-      '<tr><td>Self-spec</td><td>3.41</td></tr></table>',
+      '<table><thead><tr><td>Mode</td><td>Tokens/forward</td></tr></thead>',
+      '<tbody><tr><td>AR</td><td>1.00</td></tr>',
+      '<tr><td>Self-spec</td><td>3.41',
     ],
+    tail: '</td></tr></tbody></table>',
   },
   { id: 'p0-r3', kind: 'formula', box: { x0: 250, y0: 740, x1: 750, y1: 820 }, lines: ['\\tau = \\frac{n_{tok}}{n_{fwd}}'] },
   {
@@ -199,7 +203,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     elapsedMs += decodeMs + 20;
     const done = regionIndex + 1;
     batches.push([
-      { type: 'region_end', regionId: region.id, text, stats },
+      { type: 'region_end', regionId: region.id, text: text + (region.tail ?? ''), stats, ...(region.tail ? { tail: region.tail } : {}) },
       { type: 'progress', docId, regionsDone: done, regionsTotal: SAMPLE_REGIONS.length, elapsedMs, remainingMs: (elapsedMs / done) * (SAMPLE_REGIONS.length - done) },
     ]);
   });

@@ -147,7 +147,7 @@ test('thin grey print beside bold rules is ink, though Otsu splits the rules fro
   assert.deepEqual(binarise(black), black.data.map((v) => (v <= t ? 1 : 0)));
 });
 
-test('a banner with letters cut out of it is a figure, a ruled grid of the same size a table', () => {
+test('a banner with letters cut out of it is a figure, a ruled grid of the same size with text a table', () => {
   const width = 600;
   const height = 400;
   const page = (draw: (x: number, y: number) => boolean): Uint8Array => {
@@ -165,10 +165,14 @@ test('a banner with letters cut out of it is a figure, a ruled grid of the same 
   // Two rows of 10 x 40 letters knocked out of a solid box.
   const letter = (x: number, y: number) => ((y >= 80 && y < 120) || (y >= 160 && y < 200)) && (x - 120) % 30 < 10 && x >= 120 && x < 480;
   const banner = analyseLayout(page((x, y) => inShape(x, y) && !letter(x, y)), width, height);
-  const grid = analyseLayout(page((x, y) => inShape(x, y) && ((y - 40) % 50 === 0 || y === 239 || (x - 100) % 100 === 0 || x === 499)), width, height);
+  // The grid's cells hold a 8 x 10 glyph each; without text it would be a drawing.
+  const cellGlyph = (x: number, y: number) => (y - 40) % 50 >= 20 && (y - 40) % 50 < 30 && (x - 100) % 100 >= 40 && (x - 100) % 100 < 48;
+  const grid = analyseLayout(page((x, y) => inShape(x, y) && ((y - 40) % 50 === 0 || y === 239 || (x - 100) % 100 === 0 || x === 499 || cellGlyph(x, y))), width, height);
   const kindAt = (l: ReturnType<typeof analyseLayout>) => l.blocks.find((b) => b.box.x0 <= 110 && b.box.x1 >= 490 && b.box.y0 <= 50)?.kind;
   assert.equal(kindAt(banner), 'figure');
   assert.equal(kindAt(grid), 'table');
+  const empty = analyseLayout(page((x, y) => inShape(x, y) && ((y - 40) % 50 === 0 || y === 239 || (x - 100) % 100 === 0 || x === 499)), width, height);
+  assert.equal(kindAt(empty), 'figure', 'rules with nothing between them are a drawing');
 });
 
 test('text inside a plain frame is read; a frame around a chart is the chart\'s', () => {

@@ -294,7 +294,10 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
   const blocks: LayoutBlock[] = [];
   const plain = (b: Box): Box => ({ x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 });
   for (const t of outerTables) {
-    blocks.push({ kind: 'table', box: plain(t), lines: [], order: null, grid: tableGrid(textComps.filter((c) => centreInside(c, t)), xh) });
+    const grid = tableGrid(textComps.filter((c) => centreInside(c, t)), xh);
+    // Rules with no text between them are a drawing, nothing to read.
+    if (grid.cells.length === 0) blocks.push({ kind: 'figure', box: plain(t), lines: [], order: null });
+    else blocks.push({ kind: 'table', box: plain(t), lines: [], order: null, grid });
   }
   for (const f of figures) blocks.push({ kind: 'figure', box: plain(f), lines: [], order: null });
   const lineGroups = buildBlocks(lines);
