@@ -305,8 +305,7 @@ export function linesRunVertically(ink: Uint8Array, width: number, height: numbe
 export function invertDarkBands(img: GrayImage): GrayImage {
   const { width, height, data } = img;
   const t = otsuThreshold(img);
-  const dark = new Uint8Array(data.length);
-  for (let i = 0; i < data.length; i++) dark[i] = data[i]! <= t ? 1 : 0;
+  const dark = binarise(img, t);
   const bands = connectedComponents(dark, width, height).filter((c) => {
     const w = c.x1 - c.x0;
     const h = c.y1 - c.y0;
