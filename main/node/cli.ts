@@ -6,7 +6,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent } from '../../common/engine-types';
 import type { LayoutRegion, SessionEvent } from '../../common/protocol';
 import { defaultModelDir, loadAddon } from './native-addon';
-import { decodeDocument, DEFAULT_PAGE_ANALYSIS, openDocument, type PageAnalysisOptions } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { ProgressBar } from './pipeline/progress-bar';
 
 interface CliArgs {
@@ -22,6 +22,7 @@ interface CliArgs {
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
                      [--keep-ratio R image tokens kept after the focal layers, 1 = all]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
+                     [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
@@ -52,7 +53,8 @@ export function parseArgs(argv: string[]): CliArgs {
       const t = value();
       if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
       args.analysis.tables = t;
-    } else if (a === '--json') args.json = true;
+    } else if (a === '--views') args.analysis.lineViews = firstLineViews(value());
+    else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
     else if (a === '--max-tokens') args.options.maxNewTokens = Number(value());

@@ -15,7 +15,7 @@ import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract
 import { teds } from './eval/teds';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
-import { decodeDocument, DEFAULT_PAGE_ANALYSIS, openDocument, type PageAnalysisOptions } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { analysePage } from './pipeline/page-analysis';
 import { openPageSource } from './pipeline/page-source';
 
@@ -43,11 +43,12 @@ interface EvalArgs {
   maxTokens: number;
   batch: number;
   tables: PageAnalysisOptions['tables'];
+  lineViews: PageAnalysisOptions['lineViews'];
   tesseract: boolean;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, tesseract: true };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, lineViews: DEFAULT_PAGE_ANALYSIS.lineViews, tesseract: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -63,8 +64,9 @@ function parseArgs(argv: string[]): EvalArgs {
       const t = v();
       if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
       out.tables = t;
-    } else if (a === '--no-tesseract') out.tesseract = false;
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--no-tesseract]`);
+    } else if (a === '--views') out.lineViews = firstLineViews(v());
+    else if (a === '--no-tesseract') out.tesseract = false;
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract]`);
   }
   return out;
 }
@@ -227,7 +229,7 @@ async function main(): Promise<number> {
     model = await addon.loadModel(args.model);
     backend = addon.info().backend;
     ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch },
-      { ...DEFAULT_PAGE_ANALYSIS, tables: args.tables });
+      { ...DEFAULT_PAGE_ANALYSIS, tables: args.tables, lineViews: args.lineViews });
   } catch (err) {
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }
@@ -246,7 +248,7 @@ async function main(): Promise<number> {
     ours: oursItems.get(itemKey(item)) ?? null,
     ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
   }));
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, tesseract: version }, notes, items: perItem };
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, tesseract: version }, notes, items: perItem };
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
   if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));

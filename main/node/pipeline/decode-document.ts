@@ -8,6 +8,7 @@ import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions } from './page-analysis';
 import type { PageSource } from './page-source';
+import { ViewChooser } from './view-choice';
 
 export interface DocumentHandle {
   info: { docId: string; pages: Array<{ index: number }> };
@@ -65,20 +66,21 @@ export async function decodePages(
       cropsDone++;
       progress(k + 1);
     });
-    const cropTokens = new Map<string, number[]>();
+    const chooser = new ViewChooser(analysed.crops, (events) => relay.push(events));
+    const viewTokens = new Map<string, number[]>();
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
     // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
     // a line's budget, not a table's.
-    const groups = [analysed.crops.filter((c) => c.input.kind === 'text'), analysed.crops.filter((c) => c.input.kind !== 'text')];
+    const groups = [analysed.crops.filter((c) => c.kind === 'text'), analysed.crops.filter((c) => c.kind !== 'text')];
     for (const crops of groups) {
       if (crops.length === 0 || cancelled || signal.aborted) continue;
       const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-      const run = model.decode(crops.map((c) => c.input), { ...options, maxNewTokens }, (events) => relay.push(events));
+      const run = model.decode(crops.flatMap((c) => c.views), { ...options, maxNewTokens }, (events) => chooser.push(events));
       const abort = () => run.cancel();
       signal.addEventListener('abort', abort, { once: true });
       try {
         const result = await run.promise;
-        for (const r of result.regions) cropTokens.set(r.regionId, r.tokens);
+        for (const r of result.regions) viewTokens.set(r.regionId, r.tokens);
         if (result.cancelled) cancelled = true;
       } finally {
         signal.removeEventListener('abort', abort);
@@ -90,7 +92,7 @@ export async function decodePages(
       const block = analysed.blocks[analysed.regions.indexOf(region)]!;
       const done = finished.get(region.id);
       if (!done) continue;
-      const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => cropTokens.get(c.input.id) ?? []);
+      const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
       const table = analysed.tables.get(region.id);
       results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
       pageRegions.push({ kind: block.kind, lines: done.lines, table });

@@ -15,7 +15,7 @@ test('line crops of one region stream as that region, each fixation framed by it
   const lines = [{ x0: 10, y0: 10, x1: 210, y1: 42 }, { x0: 10, y0: 50, x1: 110, y1: 82 }];
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
-    lines.map((box, line) => ({ input: { id: `r/${line}` }, regionId: 'r', line, box })),
+    lines.map((box, line) => ({ id: `r/${line}`, regionId: 'r', line, box })),
     new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   // The second line's events arrive first; they are held until the first line ends.
@@ -38,7 +38,7 @@ test('line crops of one region stream as that region, each fixation framed by it
 test('a line whose loop was taken back shifts the next line to the kept length', () => {
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
-    [0, 1].map((line) => ({ input: { id: `r/${line}` }, regionId: 'r', line, box: { x0: 0, y0: 40 * line, x1: 100, y1: 40 * line + 30 } })),
+    [0, 1].map((line) => ({ id: `r/${line}`, regionId: 'r', line, box: { x0: 0, y0: 40 * line, x1: 100, y1: 40 * line + 30 } })),
     new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   const at = (t: TokenEvent, index: number): TokenEvent => ({ ...t, index });
@@ -67,7 +67,7 @@ test('a table read by cells streams as HTML: markup rides on each cell\'s first 
   const out: EngineEvent[] = [];
   const done: string[] = [];
   const relay = new EventRelay(
-    grid.cells.map((c, line) => ({ input: { id: `t/${line}` }, regionId: 't', line, box: c.lines[0]! })),
+    grid.cells.map((c, line) => ({ id: `t/${line}`, regionId: 't', line, box: c.lines[0]! })),
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), (r) => done.push(r.text), () => {},
   );
   relay.push([

@@ -56,14 +56,14 @@ export class EventRelay {
   private readonly cropToRegion = new Map<string, { regionId: string; line: number; box: Box; frame?: FixationFrame }>();
 
   constructor(
-    crops: Array<{ input: { id: string }; regionId: string; line: number; box: Box }>,
+    crops: ReadonlyArray<{ id: string; regionId: string; line: number; box: Box }>,
     tables: ReadonlyMap<string, TableMarkup>,
     private readonly forward: (events: EngineEvent[]) => void,
     private readonly onRegionDone: (region: FinishedRegion) => void,
     private readonly onCropDone: () => void,
   ) {
     for (const c of crops) {
-      this.cropToRegion.set(c.input.id, { regionId: c.regionId, line: c.line, box: c.box });
+      this.cropToRegion.set(c.id, { regionId: c.regionId, line: c.line, box: c.box });
       const s = this.streams.get(c.regionId);
       if (s) s.lines = Math.max(s.lines, c.line + 1);
       else {

@@ -10,6 +10,7 @@ import { openPageSource, type PageSource } from './page-source';
 
 export { listSamples, readSample } from './samples';
 export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './page-analysis';
+export { firstLineViews } from './line-views';
 
 export interface OpenedDocument {
   info: DocumentInfo;

@@ -4,6 +4,7 @@ import type { RegionInput, RegionKind } from '../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../common/protocol';
 import { cropImage, type GrayImage } from './gray-image';
 import { analyseLayout, analyseTable, type LayoutBlock } from './layout';
+import { LINE_VIEWS, lineView, type LineView } from './line-views';
 import { preparePage } from './prepare';
 import { tableMarkup, type TableMarkup } from './table-markup';
 
@@ -15,12 +16,18 @@ export interface PageAnalysisOptions {
   tables: 'cells' | 'whole';
   /** The page is one table (a table crop): layout is skipped. */
   pageIsTable: boolean;
+  /** Views every text line is read in (the first alone when there is one). docs/decisions/0015-line-views.md */
+  lineViews: readonly LineView[];
 }
 
-export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false };
+export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false, lineViews: LINE_VIEWS };
 
 export interface PageCrop {
-  input: RegionInput;
+  /** The id the crop's events carry once one reading of it is kept: `region/line`. */
+  id: string;
+  kind: RegionKind;
+  /** What the engine reads: a text line in each line view (ids `region/line#view`), a table or formula whole. */
+  views: RegionInput[];
   /** Layout region this crop belongs to, and its line index within it. */
   regionId: string;
   line: number;
@@ -73,8 +80,10 @@ export function analysePage(page: number, raster: GrayImage, options: PageAnalys
     parts.forEach((box, line) => {
       const cropBox = marginBox(box, byLine);
       const img = cropImage(prepared.gray, cropBox);
-      crops.push({ regionId: id, line, box: roundBox(prepared.toSource(cropBox)),
-        input: { id: `${id}/${line}`, kind, width: img.width, height: img.height, pixels: img.data } });
+      const cropId = `${id}/${line}`;
+      const images = byLine && options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(img, v)) : [img];
+      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)),
+        views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind, width: v.width, height: v.height, pixels: v.data })) });
     });
   });
   return { page, regions, blocks, crops, tables };
@@ -90,6 +99,7 @@ function roundBox(b: LayoutRegion['box']): LayoutRegion['box'] {
  * the cost of a model that fails to stop on a line.
  */
 export function tokenBudget(crop: PageCrop, limit: number): number {
-  if (crop.input.kind !== 'text') return limit;
-  return Math.min(limit, Math.ceil((3 * crop.input.width) / Math.max(1, crop.input.height)) + 16);
+  if (crop.kind !== 'text') return limit;
+  const longest = Math.max(...crop.views.map((v) => v.width / Math.max(1, v.height)));
+  return Math.min(limit, Math.ceil(3 * longest) + 16);
 }

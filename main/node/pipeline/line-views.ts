@@ -1,0 +1,37 @@
+// The geometries a text line is shown to the model in. Scanned lines come at whatever size the scan gives
+// them, sharper than the blurred renders the model learned on; resampled to a few fixed heights, widened and
+// softened, the shipped model misreads far fewer characters (docs/decisions/0015-line-views.md). Each view is
+// read in full, and the reading the model is most sure of wins (view-choice.ts).
+import type { GrayImage } from './gray-image';
+import { gaussianBlur3, resample } from './resample';
+
+export interface LineView {
+  /** Height of the resampled crop, margins included. */
+  height: number;
+  /** Horizontal scale on top of the one that keeps the aspect ratio. */
+  stretch: number;
+  /** Sigma of the 3x3 Gaussian applied after resampling. */
+  blurSigma: number;
+}
+
+/** Most accurate first: a page read with one view uses the first. */
+export const LINE_VIEWS: readonly LineView[] = [
+  { height: 32, stretch: 1.25, blurSigma: 0.8 },
+  { height: 48, stretch: 1, blurSigma: 0.8 },
+];
+
+/** The shipped model's patch: widths on its grid are not resampled a second time by the engine. */
+const GRID = 16;
+
+/** The line crop as `view` shows it. */
+export function lineView(crop: GrayImage, view: LineView): GrayImage {
+  const cols = Math.max(1, Math.round((crop.width * view.height * view.stretch) / crop.height / GRID));
+  return gaussianBlur3(resample(crop, cols * GRID, view.height), view.blurSigma);
+}
+
+/** The first `count` views, for `--views`: fewer views read faster. */
+export function firstLineViews(count: string): readonly LineView[] {
+  const n = Number(count);
+  if (!Number.isInteger(n) || n < 1 || n > LINE_VIEWS.length) throw new Error(`--views must be 1 to ${LINE_VIEWS.length}, not ${count}`);
+  return LINE_VIEWS.slice(0, n);
+}
