@@ -8,7 +8,7 @@ import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions } from './page-analysis';
 import type { PageSource } from './page-source';
-import { ViewChooser } from './view-choice';
+import { ReadingChooser } from './reading-choice';
 
 export interface DocumentHandle {
   info: { docId: string; pages: Array<{ index: number }> };
@@ -66,7 +66,7 @@ export async function decodePages(
       cropsDone++;
       progress(k + 1);
     });
-    const chooser = new ViewChooser(analysed.crops, (events) => relay.push(events));
+    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events));
     const viewTokens = new Map<string, number[]>();
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
     // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs

@@ -1,7 +1,7 @@
 // The geometries a text line is shown to the model in. Scanned lines come at whatever size the scan gives
 // them, sharper than the blurred renders the model learned on; resampled to a few fixed heights, widened and
 // softened, the shipped model misreads far fewer characters (docs/decisions/0015-line-views.md). Each view is
-// read in full, and the reading the model is most sure of wins (view-choice.ts).
+// read in full, and the reading the model is most sure of wins (reading-choice.ts).
 import type { GrayImage } from './gray-image';
 import { gaussianBlur3, resample } from './resample';
 

@@ -1,0 +1,105 @@
+// One reading per text line. A line read in several views (line-views.ts) keeps the reading whose tokens the
+// model gave the highest joint probability: the product of the verifier's probability of every token kept
+// (tokens the repetition guard took back do not count). A reading whose tokens average below
+// MIN_MEAN_LOG_PROB is not kept at all: on scans such readings are nearly always invented, from a rule, a
+// dotted leader or a figure the layout took for text, or garbled beyond use (docs/decisions/0015-line-views.md),
+// and the line or table cell reads as empty. A line's events are held until all its views have ended, then the kept reading's events go on
+// under the crop's id; tables and formulas read whole stream live. The cost of every view stays in the
+// crop's statistics, so throughput figures count the work really done.
+import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../../../common/engine-types';
+
+/** Mean natural log of the token probabilities below which a line's reading is dropped (e^-0.3 = 0.74). */
+export const MIN_MEAN_LOG_PROB = -0.3;
+
+interface ViewReading {
+  events: EngineEvent[];
+  /** Verifier probability of each kept token, by index. */
+  probs: number[];
+  end: RegionEndEvent | null;
+}
+
+interface CropReadings {
+  cropId: string;
+  views: Map<string, ViewReading>;
+}
+
+/** Natural log of a reading's joint probability; a probability of zero counts as 1e-9. */
+export function readingLogProb(probs: readonly number[]): number {
+  return probs.reduce((s, p) => s + Math.log(Math.max(p, 1e-9)), 0);
+}
+
+function withCostOf(kept: RegionStats, all: RegionStats[]): RegionStats {
+  const sum = (k: 'forwards' | 'encodeMs' | 'prefillMs' | 'decodeMs' | 'attentionMs') => all.reduce((s, x) => s + x[k], 0);
+  return { ...kept, forwards: sum('forwards'), encodeMs: sum('encodeMs'), prefillMs: sum('prefillMs'), decodeMs: sum('decodeMs'), attentionMs: sum('attentionMs') };
+}
+
+export class ReadingChooser {
+  private readonly byView = new Map<string, CropReadings>();
+  private readonly live = new Map<string, string>();
+  /** The view whose reading each crop kept, by crop id; absent for a line whose reading was dropped. */
+  readonly chosen = new Map<string, string>();
+
+  constructor(
+    crops: ReadonlyArray<{ id: string; kind: RegionKind; views: ReadonlyArray<{ id: string }> }>,
+    private readonly forward: (events: EngineEvent[]) => void,
+  ) {
+    for (const c of crops) {
+      if (c.kind !== 'text') {
+        for (const v of c.views) this.live.set(v.id, c.id);
+        this.chosen.set(c.id, c.views[0]!.id);
+        continue;
+      }
+      const readings: CropReadings = { cropId: c.id, views: new Map() };
+      for (const v of c.views) {
+        readings.views.set(v.id, { events: [], probs: [], end: null });
+        this.byView.set(v.id, readings);
+      }
+    }
+  }
+
+  push(events: EngineEvent[]): void {
+    const out: EngineEvent[] = [];
+    for (const e of events) {
+      const cropId = this.live.get(e.regionId);
+      if (cropId !== undefined) {
+        out.push({ ...e, regionId: cropId });
+        continue;
+      }
+      const crop = this.byView.get(e.regionId);
+      if (!crop) continue;
+      const view = crop.views.get(e.regionId)!;
+      view.events.push(e);
+      if (e.type === 'token') view.probs[e.index] = e.arProb;
+      if (e.type === 'retract') view.probs.length = Math.min(view.probs.length, e.index);
+      if (e.type === 'region_end') {
+        view.end = e;
+        this.decide(crop, out);
+      }
+    }
+    if (out.length) this.forward(out);
+  }
+
+  private decide(crop: CropReadings, out: EngineEvent[]): void {
+    const views = [...crop.views.entries()];
+    if (views.some(([, v]) => v.end === null)) return;
+    for (const [id] of views) this.byView.delete(id);
+    let best = views[0]!;
+    for (const candidate of views.slice(1)) {
+      if (readingLogProb(candidate[1].probs) > readingLogProb(best[1].probs)) best = candidate;
+    }
+    const [bestId, reading] = best;
+    const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
+    const n = reading.probs.length;
+    if (n > 0 && readingLogProb(reading.probs) / n < MIN_MEAN_LOG_PROB) {
+      // The line keeps its place in the region and reads as nothing.
+      const start = reading.events.find((e) => e.type === 'region_start');
+      if (start) out.push({ ...start, regionId: crop.cropId });
+      out.push({ ...reading.end!, regionId: crop.cropId, text: '', stats: { ...stats, tokens: 0 } });
+      return;
+    }
+    this.chosen.set(crop.cropId, bestId);
+    for (const e of reading.events) {
+      out.push(e.type === 'region_end' ? { ...e, regionId: crop.cropId, stats } : { ...e, regionId: crop.cropId });
+    }
+  }
+}
