@@ -1,6 +1,7 @@
 // End to end: the CLI turns a two-page PDF and a photographed page into Markdown with the real engine (a
-// small random checkpoint stands in for the trained model, so the text is noise but every stage runs),
-// reports a bad file on one line and goes on.
+// small random checkpoint stands in for the trained model, so the text is noise but every stage runs; its
+// readings are all unsure, so they are kept by --keep-unsure and dropped without), reports a bad file on one
+// line and goes on.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
   const samples = join(ROOT, 'assets', 'samples');
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'),
     join(samples, 'two-page-report.pdf'), bad, join(samples, 'page-photo.jpg'),
-    '-o', join(out, 'md'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar'], { encoding: 'utf8', cwd: ROOT });
+    '-o', join(out, 'md'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /error: .*notes\.pdf: not a readable PDF/);
   assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens, [\d.]+ tokens per forward, mode ar, backend cpu/);
@@ -33,6 +34,13 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
     assert.ok(region, 'no region has tokens');
     assert.ok(region.box.x1 > region.box.x0 && typeof region.text === 'string');
   }
+  const strict = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), join(samples, 'page-photo.jpg'),
+    '-o', join(out, 'strict'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar'], { encoding: 'utf8', cwd: ROOT });
+  assert.equal(strict.status, 0, strict.stderr);
+  const dropped = JSON.parse(readFileSync(join(out, 'strict', 'page-photo.json'), 'utf8'));
+  const lines = dropped.pages[0].regions.filter((x: { kind: string }) => x.kind !== 'formula' && x.kind !== 'figure');
+  assert.ok(lines.length > 0);
+  assert.ok(lines.every((x: { tokens: unknown[]; text: string }) => x.tokens.length === 0 && x.text.replace(/<[^>]+>/g, '') === ''));
 });
 
 test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-ratio asks for it', () => {
@@ -47,4 +55,12 @@ test('ocr CLI options: tables are read by cells unless --tables whole asks for t
   assert.equal(parseArgs(['a.png']).analysis.tables, 'cells');
   assert.equal(parseArgs(['a.png', '--tables', 'whole']).analysis.tables, 'whole');
   assert.throws(() => parseArgs(['a.png', '--tables', 'rows']), /--tables must be cells or whole, not rows/);
+});
+
+test('ocr CLI options: lines are read in two views and unsure readings dropped unless asked otherwise', () => {
+  const defaults = parseArgs(['a.png']).analysis;
+  assert.deepEqual([defaults.lineViews.length, defaults.dropUnsure], [2, true]);
+  const asked = parseArgs(['a.png', '--views', '1', '--keep-unsure']).analysis;
+  assert.deepEqual([asked.lineViews.length, asked.dropUnsure], [1, false]);
+  assert.throws(() => parseArgs(['a.png', '--views', '3']), /--views must be 1 to 2, not 3/);
 });

@@ -23,6 +23,7 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar
                      [--keep-ratio R image tokens kept after the focal layers, 1 = all]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
+                     [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
                      [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
   Without -o the Markdown goes to standard output.`;
@@ -54,6 +55,7 @@ export function parseArgs(argv: string[]): CliArgs {
       if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
       args.analysis.tables = t;
     } else if (a === '--views') args.analysis.lineViews = firstLineViews(value());
+    else if (a === '--keep-unsure') args.analysis.dropUnsure = false;
     else if (a === '--json') args.json = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());

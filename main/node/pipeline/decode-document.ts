@@ -66,7 +66,7 @@ export async function decodePages(
       cropsDone++;
       progress(k + 1);
     });
-    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events));
+    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure);
     const viewTokens = new Map<string, number[]>();
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
     // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs

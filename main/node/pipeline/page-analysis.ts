@@ -18,9 +18,11 @@ export interface PageAnalysisOptions {
   pageIsTable: boolean;
   /** Views every text line is read in (the first alone when there is one). docs/decisions/0015-line-views.md */
   lineViews: readonly LineView[];
+  /** A line or cell whose reading the model is unsure of reads as empty (reading-choice.ts). */
+  dropUnsure: boolean;
 }
 
-export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false, lineViews: LINE_VIEWS };
+export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false, lineViews: LINE_VIEWS, dropUnsure: true };
 
 export interface PageCrop {
   /** The id the crop's events carry once one reading of it is kept: `region/line`. */

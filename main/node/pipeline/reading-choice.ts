@@ -42,6 +42,7 @@ export class ReadingChooser {
   constructor(
     crops: ReadonlyArray<{ id: string; kind: RegionKind; views: ReadonlyArray<{ id: string }> }>,
     private readonly forward: (events: EngineEvent[]) => void,
+    private readonly dropUnsure = true,
   ) {
     for (const c of crops) {
       if (c.kind !== 'text') {
@@ -90,7 +91,7 @@ export class ReadingChooser {
     const [bestId, reading] = best;
     const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
     const n = reading.probs.length;
-    if (n > 0 && readingLogProb(reading.probs) / n < MIN_MEAN_LOG_PROB) {
+    if (this.dropUnsure && n > 0 && readingLogProb(reading.probs) / n < MIN_MEAN_LOG_PROB) {
       // The line keeps its place in the region and reads as nothing.
       const start = reading.events.find((e) => e.type === 'region_start');
       if (start) out.push({ ...start, regionId: crop.cropId });
