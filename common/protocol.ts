@@ -77,12 +77,27 @@ export interface ProgressEvent {
   remainingMs: number | null;
 }
 
+/**
+ * A line (or table cell) whose reading the model was too unsure of to keep: not in the text, shown on the
+ * page for the user to check and type (docs/decisions/0015-line-views.md).
+ */
+export interface UnsureLineEvent {
+  type: 'unsure_line';
+  docId: string;
+  regionId: string;
+  /** The line's box in page pixels. */
+  box: Box;
+  /** The reading that was not kept, and the geometric mean of its tokens' probabilities. */
+  text: string;
+  meanProb: number;
+}
+
 export interface EngineCrashedEvent {
   type: 'engine_crashed';
   reason: string;
 }
 
-export type SessionEvent = EngineEvent | PageLayoutEvent | ProgressEvent | EngineCrashedEvent;
+export type SessionEvent = EngineEvent | PageLayoutEvent | ProgressEvent | UnsureLineEvent | EngineCrashedEvent;
 
 export interface RequestMessage<N extends RequestName = RequestName> {
   kind: 'request';
@@ -147,7 +162,7 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
   return { ok: true, value: msg as unknown as RequestMessage };
 }
 
-const EVENT_TYPES = new Set(['region_start', 'round', 'token', 'retract', 'region_end', 'page_layout', 'progress', 'engine_crashed']);
+const EVENT_TYPES = new Set(['region_start', 'round', 'token', 'retract', 'region_end', 'page_layout', 'progress', 'unsure_line', 'engine_crashed']);
 
 /** Checks the fields the UI relies on for one event; returns a reason when it is malformed. */
 export function checkSessionEvent(e: unknown): string | null {
@@ -187,6 +202,9 @@ export function checkSessionEvent(e: unknown): string | null {
         ? null : 'page_layout needs docId, page and regions with id and box';
     case 'progress':
       return str('docId') && num('regionsDone') && num('regionsTotal') ? null : 'progress needs docId, regionsDone and regionsTotal';
+    case 'unsure_line':
+      return str('docId') && str('regionId') && isObject(e.box) && str('text') && num('meanProb')
+        ? null : 'unsure_line needs docId, regionId, box, text and meanProb';
     default:
       return str('reason') ? null : 'engine_crashed needs a reason';
   }

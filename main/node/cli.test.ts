@@ -41,6 +41,10 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
   const lines = dropped.pages[0].regions.filter((x: { kind: string }) => x.kind !== 'formula' && x.kind !== 'figure');
   assert.ok(lines.length > 0);
   assert.ok(lines.every((x: { tokens: unknown[]; text: string }) => x.tokens.length === 0 && x.text.replace(/<[^>]+>/g, '') === ''));
+  // What was left out is in the JSON, line by line, for the user to check.
+  const unsure = lines.flatMap((x: { unsure: Array<{ box: { x0: number; x1: number }; text: string; meanProb: number }> }) => x.unsure);
+  assert.ok(unsure.length >= lines.length);
+  assert.ok(unsure.every((u: { box: { x0: number; x1: number }; text: string; meanProb: number }) => u.box.x1 > u.box.x0 && typeof u.text === 'string' && u.meanProb < Math.exp(-0.3)));
 });
 
 test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-ratio asks for it', () => {

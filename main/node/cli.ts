@@ -94,17 +94,22 @@ export function outputPaths(files: string[], out: string | null): Array<string |
   });
 }
 
-/** The JSON result: region boxes and types per page, with the rounds and tokens the UI replays. */
+/**
+ * The JSON result: region boxes and types per page, with the rounds and tokens the UI replays, and the lines
+ * whose unsure readings were left out of the text.
+ */
 class JsonRecorder {
-  readonly pages = new Map<number, Array<LayoutRegion & { text?: string; stats?: unknown; rounds: unknown[]; tokens: unknown[] }>>();
-  private readonly byId = new Map<string, { rounds: unknown[]; tokens: unknown[]; text?: string; stats?: unknown }>();
+  readonly pages = new Map<number, Array<LayoutRegion & { text?: string; stats?: unknown; rounds: unknown[]; tokens: unknown[]; unsure: unknown[] }>>();
+  private readonly byId = new Map<string, { rounds: unknown[]; tokens: unknown[]; unsure: unknown[]; text?: string; stats?: unknown }>();
 
   record(events: SessionEvent[]): void {
     for (const e of events) {
       if (e.type === 'page_layout') {
-        const regions = e.regions.map((r) => ({ ...r, rounds: [] as unknown[], tokens: [] as unknown[] }));
+        const regions = e.regions.map((r) => ({ ...r, rounds: [] as unknown[], tokens: [] as unknown[], unsure: [] as unknown[] }));
         for (const r of regions) this.byId.set(r.id, r);
         this.pages.set(e.page, regions);
+      } else if (e.type === 'unsure_line') {
+        this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
       } else if (e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
         const r = this.byId.get((e as EngineEvent).regionId);
         if (!r) continue;

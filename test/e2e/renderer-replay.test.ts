@@ -1,7 +1,8 @@
 // The renderer end to end in Chromium against a replayed decode (constructed events that follow the engine
 // contract), served by the real server: the sample page decodes with streaming tokens, the timeline fills,
-// hovering a token shows its heatmap, an edit survives a reload, the export equals the editor's text, and a
-// loop the repetition guard took back leaves no trace.
+// hovering a token shows its heatmap, a line dropped as unsure is marked on the page with the model's guess,
+// an edit survives a reload, the export equals the editor's text, and a loop the repetition guard took back
+// leaves no trace.
 // The same flows run against the real engine in engine-decode.test.ts where the engine is built.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -59,6 +60,9 @@ test('a sample page decodes with streaming tokens, rounds and a live heatmap', a
   assert.ok(await page.locator('.tok-accepted').count() > 10, 'accepted tokens are tinted');
   assert.ok(await page.locator('.tok-corrected').count() > 0, 'corrected tokens are tinted');
   assert.match(await page.getByTestId('stat-tpf').innerText(), /^[2-9]\.\d\d/);
+  const unsure = page.locator('[data-unsure=p0-r4]');
+  assert.equal(await unsure.count(), 1);
+  assert.equal(await unsure.locator('title').textContent(), 'Not in the text: the model was 58% sure of "Fig. 3 ~ wave mn"');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -2,7 +2,8 @@
 // exactly: a page of text regions, the page_layout the pipeline would emit, and per region the rounds and
 // tokens a self-speculative engine would stream, with fixations that follow the reading position. The second
 // region ends in a loop that the engine's repetition guard takes back (a round of repeats, then a retract);
-// the table ends with closing tags that only its region_end carries, as a table read by cells does.
+// the table ends with closing tags that only its region_end carries, as a table read by cells does; the last
+// region has a line whose reading was too unsure to keep, reported before the region ends as the pipeline does.
 // Unit tests of the stores use it, and the renderer test replays it where the real engine is not built.
 import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
@@ -14,6 +15,8 @@ export interface SyntheticRegion {
   lines: string[];
   /** Text no token carries, sent with region_end (a table read by cells ends with its closing tags). */
   tail?: string;
+  /** Lines whose readings were dropped as unsure: not among `lines`. */
+  unsure?: Array<{ box: Box; text: string; meanProb: number }>;
 }
 
 export interface SyntheticDecode {
@@ -56,6 +59,7 @@ export const SAMPLE_REGIONS: SyntheticRegion[] = [
       'to, so each step reads a small window of the page, moving the',
       'way a human reader moves along a line of printed text.',
     ],
+    unsure: [{ box: { x0: 80, y0: 1024, x1: 560, y1: 1058 }, text: 'Fig. 3 ~ wave mn', meanProb: 0.58 }],
   },
 ];
 
@@ -203,6 +207,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     elapsedMs += decodeMs + 20;
     const done = regionIndex + 1;
     batches.push([
+      ...(region.unsure ?? []).map((u): SessionEvent => ({ type: 'unsure_line', docId, regionId: region.id, ...u })),
       { type: 'region_end', regionId: region.id, text: text + (region.tail ?? ''), stats, ...(region.tail ? { tail: region.tail } : {}) },
       { type: 'progress', docId, regionsDone: done, regionsTotal: SAMPLE_REGIONS.length, elapsedMs, remainingMs: (elapsedMs / done) * (SAMPLE_REGIONS.length - done) },
     ]);

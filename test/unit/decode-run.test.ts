@@ -20,6 +20,9 @@ test('a run rebuilds every region text, round and total from the event stream', 
   assert.equal(run.timeline.at(-1)!.tokensSoFar, run.tokens);
   assert.deepEqual(run.unfinishedPages(1), []);
   assert.equal(run.progress?.regionsDone, synthetic.regions.length);
+  // A line dropped as unsure is kept beside its region's text, not in it.
+  for (const region of synthetic.regions) assert.deepEqual(run.regions.get(region.id)!.unsure, region.unsure ?? []);
+  assert.equal(run.regions.get('p0-r4')!.unsure.length, 1);
 });
 
 test('editor operations open, fill and close each region in decode order', () => {

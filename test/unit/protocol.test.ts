@@ -30,6 +30,10 @@ test('checkSessionEvent rejects malformed events', () => {
   const end = { type: 'region_end', regionId: 'r', text: '<table></table>', stats: {} };
   assert.equal(checkSessionEvent({ ...end, tail: '</td></tr></table>' }), null);
   assert.match(checkSessionEvent({ ...end, tail: 3 })!, /tail must be a string/);
+  const unsure = { type: 'unsure_line', docId: 'd', regionId: 'r', box: { x0: 0, y0: 0, x1: 9, y1: 9 }, text: 'x', meanProb: 0.5 };
+  assert.equal(checkSessionEvent(unsure), null);
+  assert.match(checkSessionEvent({ ...unsure, meanProb: undefined })!, /unsure_line needs/);
+  assert.match(checkSessionEvent({ ...unsure, box: null })!, /unsure_line needs/);
 });
 
 test('checkServerMessage drops malformed events but keeps the good ones of a batch', () => {

@@ -66,7 +66,11 @@ export async function decodePages(
       cropsDone++;
       progress(k + 1);
     });
-    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure);
+    const cropsById = new Map(analysed.crops.map((c) => [c.id, c]));
+    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure ? (dropped) => {
+      const crop = cropsById.get(dropped.cropId)!;
+      emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
+    } : null);
     const viewTokens = new Map<string, number[]>();
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
     // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs

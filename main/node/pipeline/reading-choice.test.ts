@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EngineEvent, RegionStats, TokenEvent } from '../../../common/engine-types';
-import { MIN_MEAN_LOG_PROB, ReadingChooser, readingLogProb } from './reading-choice';
+import { type DroppedReading, MIN_MEAN_LOG_PROB, ReadingChooser, readingLogProb } from './reading-choice';
 
 function stats(forwards: number, tokens: number): RegionStats {
   return { tokens, forwards, rounds: tokens, encodeMs: 1, prefillMs: 2, decodeMs: 3, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0 };
@@ -28,7 +28,7 @@ const crops = [
 
 test('the reading with the higher joint probability is kept, under the crop id, once every view has ended', () => {
   const out: EngineEvent[] = [];
-  const chooser = new ReadingChooser(crops, (e) => out.push(...e));
+  const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
   // "cat" at 0.9 x 0.5 x 0.9 = 0.405 against "cot" at 0.8 x 0.7 x 0.8 = 0.448: the second view wins.
   chooser.push(reading('r/0#0', 'cat', [0.9, 0.5, 0.9], 4));
   assert.equal(out.length, 0, 'held while the second view is still reading');
@@ -45,7 +45,7 @@ test('the reading with the higher joint probability is kept, under the crop id, 
 
 test('tokens the repetition guard took back do not count toward a reading', () => {
   const out: EngineEvent[] = [];
-  const chooser = new ReadingChooser(crops, (e) => out.push(...e));
+  const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
   // The first view's last two tokens were a loop, taken back: what is left ("ab", 0.6) beats "xy" (0.25).
   const first = reading('r/0#0', 'abab', [0.8, 0.75, 0.1, 0.1], 4);
   first.splice(5, 0, { type: 'retract', regionId: 'r/0#0', index: 2 });
@@ -58,24 +58,34 @@ test('tokens the repetition guard took back do not count toward a reading', () =
 
 test('a line read with too little confidence keeps its place and reads as nothing', () => {
   const out: EngineEvent[] = [];
-  const chooser = new ReadingChooser(crops, (e) => out.push(...e));
+  const dropped: DroppedReading[] = [];
+  const chooser = new ReadingChooser(crops, (e) => out.push(...e), (d) => dropped.push(d));
   // Mean log probability of (0.9, 0.6, 0.7) is -0.32: below the bar, so nothing of it is kept.
   assert.ok(readingLogProb([0.9, 0.6, 0.7]) / 3 < MIN_MEAN_LOG_PROB);
   chooser.push(reading('l/0#0', 'xyz', [0.9, 0.6, 0.7], 3));
   assert.deepEqual(out.map((e) => e.type), ['region_start', 'region_end']);
+  assert.equal(dropped.length, 1);
+  assert.deepEqual([dropped[0]!.cropId, dropped[0]!.text], ['l/0', 'xyz']);
+  assert.ok(Math.abs(dropped[0]!.meanProb - Math.cbrt(0.9 * 0.6 * 0.7)) < 1e-12);
   const end = out[1]!;
   assert.ok(end.type === 'region_end' && end.text === '' && end.stats.tokens === 0 && end.stats.forwards === 3);
   assert.equal(chooser.chosen.has('l/0'), false);
   // (0.9, 0.7, 0.9) averages -0.19 and is kept.
   out.length = 0;
-  const again = new ReadingChooser(crops, (e) => out.push(...e));
+  const again = new ReadingChooser(crops, (e) => out.push(...e), (d) => dropped.push(d));
   again.push(reading('l/0#0', 'xyz', [0.9, 0.7, 0.9], 3));
   assert.equal(out.filter((e) => e.type === 'token').length, 3);
+  // Without a place to report them, unsure readings are kept.
+  out.length = 0;
+  const keeping = new ReadingChooser(crops, (e) => out.push(...e), null);
+  keeping.push(reading('l/0#0', 'xyz', [0.9, 0.6, 0.7], 3));
+  assert.equal(out.filter((e) => e.type === 'token').length, 3);
+  assert.equal(dropped.length, 1);
 });
 
 test('a table read whole streams live and events of unknown ids are dropped', () => {
   const out: EngineEvent[] = [];
-  const chooser = new ReadingChooser(crops, (e) => out.push(...e));
+  const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
   chooser.push([...tokens('t/0#0', 'a', [0.3]), ...tokens('x/9#0', 'b', [1])]);
   assert.deepEqual(out.map((e) => [e.regionId, (e as TokenEvent).text]), [['t/0', 'a']]);
   assert.equal(chooser.chosen.get('t/0'), 't/0#0');

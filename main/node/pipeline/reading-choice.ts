@@ -33,6 +33,14 @@ function withCostOf(kept: RegionStats, all: RegionStats[]): RegionStats {
   return { ...kept, forwards: sum('forwards'), encodeMs: sum('encodeMs'), prefillMs: sum('prefillMs'), decodeMs: sum('decodeMs'), attentionMs: sum('attentionMs') };
 }
 
+/** A reading that was not kept, for the user to check. */
+export interface DroppedReading {
+  cropId: string;
+  text: string;
+  /** Geometric mean of its tokens' probabilities. */
+  meanProb: number;
+}
+
 export class ReadingChooser {
   private readonly byView = new Map<string, CropReadings>();
   private readonly live = new Map<string, string>();
@@ -42,7 +50,8 @@ export class ReadingChooser {
   constructor(
     crops: ReadonlyArray<{ id: string; kind: RegionKind; views: ReadonlyArray<{ id: string }> }>,
     private readonly forward: (events: EngineEvent[]) => void,
-    private readonly dropUnsure = true,
+    /** Called for each dropped reading; null keeps every reading, however unsure. */
+    private readonly onDropped: ((reading: DroppedReading) => void) | null,
   ) {
     for (const c of crops) {
       if (c.kind !== 'text') {
@@ -91,8 +100,10 @@ export class ReadingChooser {
     const [bestId, reading] = best;
     const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
     const n = reading.probs.length;
-    if (this.dropUnsure && n > 0 && readingLogProb(reading.probs) / n < MIN_MEAN_LOG_PROB) {
+    const meanLogProb = n > 0 ? readingLogProb(reading.probs) / n : 0;
+    if (this.onDropped && meanLogProb < MIN_MEAN_LOG_PROB) {
       // The line keeps its place in the region and reads as nothing.
+      this.onDropped({ cropId: crop.cropId, text: reading.end!.text, meanProb: Math.exp(meanLogProb) });
       const start = reading.events.find((e) => e.type === 'region_start');
       if (start) out.push({ ...start, regionId: crop.cropId });
       out.push({ ...reading.end!, regionId: crop.cropId, text: '', stats: { ...stats, tokens: 0 } });

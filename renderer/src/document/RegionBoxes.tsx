@@ -1,5 +1,6 @@
 // The layout regions of the page as boxes coloured by kind: pending ones dashed, the one being decoded bold and
-// labelled, finished ones solid. Clicking a box jumps to its text in the editor.
+// labelled, finished ones solid. Clicking a box jumps to its text in the editor. Lines whose readings were too
+// unsure to keep are marked on top, with what the model guessed, for the user to check and type.
 import { useSessionState, useSession } from '../app/session-context';
 import { editorHandle } from '../editor/editor-handle';
 import { REGION_COLORS } from './region-colors';
@@ -9,7 +10,7 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
   // A signature of what the boxes show, so the SVG re-renders when a region changes state, not per token.
   const signature = useSessionState((s) => {
     if (!s.run || !s.overlays.boxes) return '';
-    return s.run.pageRegions(s.page).map((r) => `${r.id}:${r.status}`).join('|');
+    return s.run.pageRegions(s.page).map((r) => `${r.id}:${r.status}:${r.unsure.length}`).join('|');
   });
   const selected = useSessionState((s) => s.selectedRegion);
   const run = useSessionState((s) => s.run);
@@ -37,6 +38,12 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
           </g>
         );
       })}
+      {regions.flatMap((r) => r.unsure.map((u, i) => (
+        <rect key={`${r.id}/unsure/${i}`} className="unsure-line" data-unsure={r.id} x={u.box.x0} y={u.box.y0}
+          width={u.box.x1 - u.box.x0} height={u.box.y1 - u.box.y0} strokeWidth={1.5 / scale}>
+          <title>{`Not in the text: the model was ${Math.round(100 * u.meanProb)}% sure of "${u.text}"`}</title>
+        </rect>
+      )))}
     </svg>
   );
 }

@@ -20,6 +20,14 @@ export interface RegionRecord {
   fixated: boolean;
   /** Text that closes the region after its last token (a table's closing tags). */
   tail: string;
+  /** Lines of the region whose readings were too unsure to keep: not in the text, marked on the page. */
+  unsure: UnsureLine[];
+}
+
+export interface UnsureLine {
+  box: Box;
+  text: string;
+  meanProb: number;
 }
 
 /** A round in document order, with the running totals the timeline plots. */
@@ -125,7 +133,7 @@ export class DecodeRun {
         for (const r of e.regions) {
           this.regions.set(r.id, {
             id: r.id, page: r.page, kind: r.kind, box: r.box, order: r.order, grid: null, imageTokens: 0,
-            tokens: [], rounds: [], stats: null, status: 'pending', fixated: false, tail: '',
+            tokens: [], rounds: [], stats: null, status: 'pending', fixated: false, tail: '', unsure: [],
           });
         }
         this.pages.set(e.page, e.regions.map((r) => r.id));
@@ -134,6 +142,11 @@ export class DecodeRun {
       case 'progress':
         if (e.docId === this.docId) this.progress = e;
         return;
+      case 'unsure_line': {
+        const region = e.docId === this.docId ? this.regions.get(e.regionId) : undefined;
+        region?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
+        return;
+      }
       case 'engine_crashed':
         return;
       default:
