@@ -88,3 +88,18 @@ test('a wrapped cell is one cell of two lines; cells set beside it at mid-height
   assert.equal(renderTable(tableMarkup(grid), texts).split('<tbody>')[1],
     '<tr><td>Positive likelihood</td><td>6.4</td></tr><tr><td>Negative ratio</td><td>0.6</td></tr><tr><td>Total</td><td>9</td></tr></tbody></table>');
 });
+
+test('a gap wider than a word space inside a cell starts a new line of that cell', () => {
+  // A form: "Race ... Sex" labels over values, where the second row's long value fills the gap the first
+  // row leaves, so no column cut separates "Race" from "Sex"; each is still its own line crop.
+  const glyphs = [
+    ...word(0, 0, 4), ...word(4 * 7 + 60, 0, 3),
+    ...word(0, 20, 18),
+  ];
+  const grid = tableGrid(glyphs, XH);
+  assert.equal(grid.cols, 1);
+  assert.deepEqual(grid.cells[0]!.lines, [{ x0: 0, y0: 0, x1: 27, y1: 10 }, { x0: 88, y0: 0, x1: 88 + 20, y1: 10 }]);
+  // A gap of one letter is a word space: the words stay one line.
+  const spaced = tableGrid([...word(0, 0, 4), ...word(4 * 7 + 9, 0, 3), ...word(0, 20, 9)], XH);
+  assert.equal(spaced.cells[0]!.lines.length, 1);
+});

@@ -34,13 +34,14 @@ interface Band {
 export function tableGrid(glyphs: Box[], xh: number): TableGrid {
   const bands = rowBands(glyphs, xh);
   if (bands.length === 0) return { rows: 0, cols: 0, cells: [] };
-  const cuts = columnCuts(bands, xh);
+  const letter = letterHeight(bands, xh);
+  const cuts = columnCuts(bands, letter);
   const gaps = bands.slice(1).map((b, i) => b.y0 - bands[i]!.y1).sort((a, b) => a - b);
   const rowGap = gaps.length ? gaps[gaps.length >> 1]! : 0;
   const rows: TableCell[][] = [];
   let last: Band | null = null;
   for (const band of bands) {
-    const pieces = bandPieces(band, cuts);
+    const pieces = bandPieces(band, cuts, letter);
     const row = rows[rows.length - 1];
     const gap = last ? band.y0 - last.y1 : 0;
     // The same row when the bands overlap (cells set at different heights beside a wrapped one), or when a
@@ -49,34 +50,42 @@ export function tableGrid(glyphs: Box[], xh: number): TableGrid {
     if (row && continues) {
       for (const p of pieces) {
         const cell = row.find((c) => c.col === p.col) ?? row.find((c) => p.col < c.col + c.colSpan && c.col < p.col + p.colSpan);
-        if (cell) cell.lines.push(p.box);
-        else row.push({ row: rows.length - 1, col: p.col, colSpan: p.colSpan, lines: [p.box] });
+        if (cell) cell.lines.push(...p.lines);
+        else row.push({ row: rows.length - 1, col: p.col, colSpan: p.colSpan, lines: p.lines });
       }
       row.sort((a, b) => a.col - b.col);
     } else {
-      rows.push(pieces.map((p) => ({ row: rows.length, col: p.col, colSpan: p.colSpan, lines: [p.box] })));
+      rows.push(pieces.map((p) => ({ row: rows.length, col: p.col, colSpan: p.colSpan, lines: p.lines })));
     }
     last = band;
   }
   return { rows: rows.length, cols: cuts.length + 1, cells: rows.flat() };
 }
 
-/** A band's glyphs grouped into pieces between column cuts; a piece that crosses a cut spans those columns. */
-function bandPieces(band: Band, cuts: number[]): Array<{ col: number; colSpan: number; box: Box }> {
-  const pieces: Array<{ col: number; colSpan: number; box: Box }> = [];
-  let piece: Box | null = null;
+/**
+ * A band's glyphs grouped into pieces between column cuts; a piece that crosses a cut spans those columns.
+ * Within a piece, a gap wider than a word space (1.5 letters, as between the lines of running text) starts a
+ * new line crop of the same cell: a form's label and value, or fields the column cuts could not separate
+ * because other rows fill the gap between them, are read as the short lines they are.
+ */
+function bandPieces(band: Band, cuts: number[], letter: number): Array<{ col: number; colSpan: number; lines: Box[] }> {
+  const pieces: Array<{ col: number; colSpan: number; lines: Box[] }> = [];
+  let lines: Box[] = [];
   const close = () => {
-    if (!piece) return;
-    const col = cuts.filter((c) => c < piece!.x0).length;
-    const end = cuts.filter((c) => c < piece!.x1).length;
-    pieces.push({ col, colSpan: end - col + 1, box: piece });
+    if (lines.length === 0) return;
+    const x0 = lines[0]!.x0;
+    const x1 = lines[lines.length - 1]!.x1;
+    const col = cuts.filter((c) => c < x0).length;
+    const end = cuts.filter((c) => c < x1).length;
+    pieces.push({ col, colSpan: end - col + 1, lines });
+    lines = [];
   };
   for (const g of [...band.glyphs].sort((a, b) => a.x0 - b.x0)) {
-    if (piece && cuts.some((c) => c >= piece!.x1 && c <= g.x0)) {
-      close();
-      piece = null;
-    }
-    piece = piece ? unionBox(piece, g) : { ...g };
+    const last = lines[lines.length - 1];
+    if (last && cuts.some((c) => c >= last.x1 && c <= g.x0)) close();
+    const open = lines[lines.length - 1];
+    if (open && g.x0 - open.x1 <= 1.5 * letter) lines[lines.length - 1] = unionBox(open, g);
+    else lines.push({ ...g });
   }
   close();
   return pieces;
@@ -109,15 +118,18 @@ function rowBands(glyphs: Box[], xh: number): Band[] {
   return bands.sort((a, b) => a.y0 - b.y0);
 }
 
+/** The page's glyph height is a median over every speck; the table's own letters set its word space. */
+function letterHeight(bands: Band[], xh: number): number {
+  const heights = bands.flatMap((b) => b.glyphs).map(boxHeight).filter((h) => h >= 0.5 * xh).sort((a, b) => a - b);
+  return Math.max(xh, heights[Math.floor(0.75 * (heights.length - 1))] ?? xh);
+}
+
 /** Column boundaries: the middle of every strip left blank by nearly every row (word spaces filled). */
-function columnCuts(bands: Band[], xh: number): number[] {
+function columnCuts(bands: Band[], letter: number): number[] {
   const all = bands.flatMap((b) => b.glyphs);
   const left = Math.min(...all.map((g) => g.x0));
   const right = Math.max(...all.map((g) => g.x1));
   const width = right - left;
-  // The page's glyph height is a median over every speck; the table's own letters set the word space.
-  const heights = all.map(boxHeight).filter((h) => h >= 0.5 * xh).sort((a, b) => a - b);
-  const letter = Math.max(xh, heights[Math.floor(0.75 * (heights.length - 1))] ?? xh);
   const pad = Math.max(1, Math.round(0.3 * letter));
   const coverage = new Int32Array(width);
   const mark = new Uint8Array(width);
