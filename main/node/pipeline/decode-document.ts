@@ -1,12 +1,13 @@
 // Decodes the pages of an opened document with the engine: one page rasterised at a time (the next page is
-// laid out while the engine reads the current one), the line crops of a page handed to the engine in one call
-// so it can batch them (tables and formulas in a second), events streamed as they come, Markdown assembled at the end.
-import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
+// laid out while the engine reads the current one), the crops of a page handed to the engine a pass at a time
+// so it can batch them (every line in its first view; the lines read unsurely in their other views; tables and
+// formulas read whole), events streamed as they come, Markdown assembled at the end.
+import type { DecodeOptions, DecodeResult, RegionInput } from '../../../common/engine-types';
 import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
-import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions } from './page-analysis';
+import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
 import type { PageSource } from './page-source';
 import { ReadingChooser } from './reading-choice';
 
@@ -72,14 +73,10 @@ export async function decodePages(
       emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
     } : null);
     const viewTokens = new Map<string, number[]>();
-    // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
-    // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
-    // a line's budget, not a table's.
-    const groups = [analysed.crops.filter((c) => c.kind === 'text'), analysed.crops.filter((c) => c.kind !== 'text')];
-    for (const crops of groups) {
-      if (crops.length === 0 || cancelled || signal.aborted) continue;
+    const decodeViews = async (crops: PageCrop[], views: RegionInput[]): Promise<void> => {
+      if (views.length === 0 || cancelled || signal.aborted) return;
       const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-      const run = model.decode(crops.flatMap((c) => c.views), { ...options, maxNewTokens }, (events) => chooser.push(events));
+      const run = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
       const abort = () => run.cancel();
       signal.addEventListener('abort', abort, { once: true });
       try {
@@ -89,7 +86,16 @@ export async function decodePages(
       } finally {
         signal.removeEventListener('abort', abort);
       }
-    }
+    };
+    // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
+    // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
+    // a line's budget, not a table's. Lines are read in their first view, then the unsure ones in the others.
+    const lines = analysed.crops.filter((c) => c.kind === 'text');
+    await decodeViews(lines, lines.map((c) => c.views[0]!));
+    const again = new Set(chooser.awaiting());
+    await decodeViews(lines, lines.flatMap((c) => c.views.filter((v) => again.has(v.id))));
+    const whole = analysed.crops.filter((c) => c.kind !== 'text');
+    await decodeViews(whole, whole.map((c) => c.views[0]!));
     if (signal.aborted) cancelled = true;
     const pageRegions: RecognisedRegion[] = [];
     for (const region of analysed.regions) {

@@ -90,3 +90,25 @@ test('a table read whole streams live and events of unknown ids are dropped', ()
   assert.deepEqual(out.map((e) => [e.regionId, (e as TokenEvent).text]), [['t/0', 'a']]);
   assert.equal(chooser.chosen.get('t/0'), 't/0#0');
 });
+
+test('a sure first reading is kept at once; an unsure one waits for the other views, which awaiting() lists', () => {
+  const out: EngineEvent[] = [];
+  const two = [
+    { id: 'a/0', kind: 'text' as const, views: [{ id: 'a/0#0' }, { id: 'a/0#1' }] },
+    { id: 'b/0', kind: 'text' as const, views: [{ id: 'b/0#0' }, { id: 'b/0#1' }] },
+  ];
+  const chooser = new ReadingChooser(two, (e) => out.push(...e), () => {});
+  assert.deepEqual(chooser.awaiting(), []);
+  // a: mean log probability -0.07, sure; b: -0.22, not sure.
+  chooser.push([...reading('a/0#0', 'ok', [0.95, 0.92], 2), ...reading('b/0#0', 'hm', [0.8, 0.8], 2)]);
+  assert.equal(chooser.chosen.get('a/0'), 'a/0#0');
+  assert.deepEqual(out.filter((e) => e.type === 'token').map((e) => e.regionId), ['a/0', 'a/0']);
+  assert.deepEqual(chooser.awaiting(), ['b/0#1']);
+  chooser.push(reading('b/0#1', 'hmm', [0.9, 0.9, 0.9], 3));
+  assert.equal(chooser.chosen.get('b/0'), 'b/0#1');
+  assert.deepEqual(chooser.awaiting(), []);
+  // A late reading of a view no longer wanted changes nothing.
+  const before = out.length;
+  chooser.push(reading('a/0#1', 'no', [1, 1], 2));
+  assert.equal(out.length, before);
+});

@@ -1,6 +1,7 @@
-// One reading per text line. A line read in several views (line-views.ts) keeps the reading whose tokens the
-// model gave the highest joint probability: the product of the verifier's probability of every token kept
-// (tokens the repetition guard took back do not count). A reading whose tokens average below
+// One reading per text line. A line's first view (line-views.ts) is read first; a reading whose tokens
+// average at least SURE_MEAN_LOG_PROB is kept as it is, and only the other lines are read in the other views.
+// Of several readings, the one whose tokens the model gave the highest joint probability is kept: the product
+// of the verifier's probability of every token kept (tokens the repetition guard took back do not count). A reading whose tokens average below
 // MIN_MEAN_LOG_PROB is not kept at all: on scans such readings are nearly always invented, from a rule, a
 // dotted leader or a figure the layout took for text, or garbled beyond use (docs/decisions/0015-line-views.md),
 // and the line or table cell reads as empty. A line's events are held until all its views have ended, then the kept reading's events go on
@@ -11,6 +12,9 @@ import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../..
 /** Mean natural log of the token probabilities below which a line's reading is dropped (e^-0.3 = 0.74). */
 export const MIN_MEAN_LOG_PROB = -0.3;
 
+/** Mean natural log of the token probabilities from which a first view's reading needs no other (e^-0.1 = 0.90). */
+export const SURE_MEAN_LOG_PROB = -0.1;
+
 interface ViewReading {
   events: EngineEvent[];
   /** Verifier probability of each kept token, by index. */
@@ -20,12 +24,17 @@ interface ViewReading {
 
 interface CropReadings {
   cropId: string;
+  /** In the crop's order of views: the first is read first. */
   views: Map<string, ViewReading>;
 }
 
 /** Natural log of a reading's joint probability; a probability of zero counts as 1e-9. */
 export function readingLogProb(probs: readonly number[]): number {
   return probs.reduce((s, p) => s + Math.log(Math.max(p, 1e-9)), 0);
+}
+
+function meanLogProb(probs: readonly number[]): number {
+  return probs.length > 0 ? readingLogProb(probs) / probs.length : 0;
 }
 
 function withCostOf(kept: RegionStats, all: RegionStats[]): RegionStats {
@@ -89,21 +98,33 @@ export class ReadingChooser {
     if (out.length) this.forward(out);
   }
 
+  /** Views of lines whose first reading was not sure enough: what to read next. */
+  awaiting(): string[] {
+    const ids: string[] = [];
+    for (const [id, crop] of this.byView) {
+      const first = crop.views.values().next().value!;
+      if (first.end !== null && crop.views.get(id)!.end === null) ids.push(id);
+    }
+    return ids;
+  }
+
   private decide(crop: CropReadings, out: EngineEvent[]): void {
-    const views = [...crop.views.entries()];
-    if (views.some(([, v]) => v.end === null)) return;
-    for (const [id] of views) this.byView.delete(id);
+    const all = [...crop.views.entries()];
+    const first = all[0]![1];
+    const sure = first.end !== null && first.probs.length > 0 && meanLogProb(first.probs) >= SURE_MEAN_LOG_PROB;
+    if (!sure && all.some(([, v]) => v.end === null)) return;
+    for (const [id] of all) this.byView.delete(id);
+    const views = all.filter(([, v]) => v.end !== null);
     let best = views[0]!;
     for (const candidate of views.slice(1)) {
       if (readingLogProb(candidate[1].probs) > readingLogProb(best[1].probs)) best = candidate;
     }
     const [bestId, reading] = best;
     const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
-    const n = reading.probs.length;
-    const meanLogProb = n > 0 ? readingLogProb(reading.probs) / n : 0;
-    if (this.onDropped && meanLogProb < MIN_MEAN_LOG_PROB) {
+    const mean = meanLogProb(reading.probs);
+    if (this.onDropped && mean < MIN_MEAN_LOG_PROB) {
       // The line keeps its place in the region and reads as nothing.
-      this.onDropped({ cropId: crop.cropId, text: reading.end!.text, meanProb: Math.exp(meanLogProb) });
+      this.onDropped({ cropId: crop.cropId, text: reading.end!.text, meanProb: Math.exp(mean) });
       const start = reading.events.find((e) => e.type === 'region_start');
       if (start) out.push({ ...start, regionId: crop.cropId });
       out.push({ ...reading.end!, regionId: crop.cropId, text: '', stats: { ...stats, tokens: 0 } });
