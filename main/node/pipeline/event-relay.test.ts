@@ -86,3 +86,26 @@ test('a table read by cells streams as HTML: markup rides on each cell\'s first 
   assert.equal(end.text, html);
   assert.deepEqual(done, [html]);
 });
+
+test('a table cell of several lines joins its read lines by one space and skips the ones read as nothing', () => {
+  // One row: "Net", (nothing), "sales" in column 0; (nothing), "42" in column 1.
+  const box = (x: number, y: number) => ({ x0: x, y0: y, x1: x + 30, y1: y + 10 });
+  const grid = { rows: 1, cols: 2, cells: [
+    { row: 0, col: 0, colSpan: 1, lines: [box(0, 0), box(0, 12), box(0, 24)] },
+    { row: 0, col: 1, colSpan: 1, lines: [box(60, 0), box(60, 12)] },
+  ] };
+  const texts = ['Net', '', 'sales', '', '42'];
+  const crops = grid.cells.flatMap((c) => c.lines).map((b, line) => ({ id: `t/${line}`, regionId: 't', line, box: b }));
+  const out: EngineEvent[] = [];
+  const relay = new EventRelay(crops, new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
+  relay.push(texts.flatMap((text, line): EngineEvent[] => [
+    { type: 'region_start', regionId: `t/${line}`, kind: 'text', grid: { rows: 1, cols: 2 }, imageTokens: 2 },
+    ...(text ? [token(`t/${line}`, text)] : []),
+    { type: 'region_end', regionId: `t/${line}`, text, stats: { ...stats, tokens: text ? 1 : 0 } },
+  ]));
+  const html = '<table><thead><tr><td>Net sales</td><td>42</td></tr></thead></table>';
+  const end = out.find((e) => e.type === 'region_end');
+  assert.ok(end?.type === 'region_end');
+  assert.equal(out.filter((e): e is TokenEvent => e.type === 'token').map((t) => t.text).join('') + (end.tail ?? ''), html);
+  assert.equal(end.text, html);
+});

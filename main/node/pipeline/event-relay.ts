@@ -23,6 +23,8 @@ interface RegionStream {
   table: TableMarkup | null;
   /** Text the next token of the region starts with: the space between lines, or a table's markup. */
   lead: string;
+  /** A table's current cell has text already: a later line of it is set off by a space. */
+  cellHasText: boolean;
 }
 
 export function emptyStats(): RegionStats {
@@ -70,7 +72,7 @@ export class EventRelay {
         const table = tables.get(c.regionId) ?? null;
         this.streams.set(c.regionId, {
           lines: c.line + 1, current: 0, buffered: new Map(), tokenOffset: 0, roundOffset: 0,
-          lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(), table, lead: table?.leads[0] ?? '',
+          lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(), table, lead: table?.leads[0] ?? '', cellHasText: false,
         });
       }
     }
@@ -106,6 +108,10 @@ export class EventRelay {
       case 'token': {
         s.lineTokens = Math.max(s.lineTokens, e.index + 1);
         const text = s.table ? escapeHtml(e.text) : e.text;
+        if (e.index === 0 && s.table) {
+          if (s.table.continues[s.current] && s.cellHasText) s.lead += ' ';
+          s.cellHasText = true;
+        }
         out.push({ ...e, regionId, index: e.index + s.tokenOffset, round: e.round + s.roundOffset,
           text: e.index === 0 ? s.lead + text : text });
         if (e.index === 0) s.lead = '';
@@ -132,10 +138,15 @@ export class EventRelay {
           this.onRegionDone({ regionId, lines, text, stats: { ...s.stats } });
           return;
         }
-        // A cell that read as nothing passes its markup on; lines of a block are joined by one space, which
-        // the token stream shows so that the editor's text matches.
-        if (s.table) s.lead += s.table.leads[s.current] ?? '';
-        else s.lead = s.tokenOffset > 0 ? ' ' : '';
+        // A cell that read as nothing passes its markup on (a cell's later line adds a space at its first
+        // token, if the cell has text by then); lines of a block are joined by one space, which the token
+        // stream shows so that the editor's text matches.
+        if (s.table) {
+          if (!s.table.continues[s.current]) {
+            s.lead += s.table.leads[s.current] ?? '';
+            s.cellHasText = false;
+          }
+        } else s.lead = s.tokenOffset > 0 ? ' ' : '';
         const next = s.buffered.get(s.current);
         s.buffered.delete(s.current);
         for (const b of next ?? []) this.relay(s, regionId, b, out);

@@ -206,3 +206,23 @@ test('text inside a plain frame is read; a frame around a chart is the chart\'s'
   const plotted = analyseLayout(page(chart), width, height);
   assert.ok(plotted.blocks.some((b) => b.kind === 'figure' && b.box.x0 <= 100 && b.box.x1 >= 499), JSON.stringify(plotted.blocks.map((b) => [b.kind, b.box])));
 });
+
+test('a row of dashes and a lone upright connector are drawings, not text lines', () => {
+  const width = 600;
+  const height = 300;
+  const ink = new Uint8Array(width * height);
+  const fill = (x0: number, y0: number, x1: number, y1: number) => {
+    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) ink[y * width + x] = 1;
+  };
+  // Four lines of 8 x 10 glyphs (the page's character height), then a dashed separator, then a connector.
+  for (let row = 0; row < 4; row++) for (let g = 0; g < 30; g++) fill(40 + g * 12, 20 + row * 20, 48 + g * 12, 30 + row * 20);
+  for (let g = 0; g < 25; g++) fill(40 + g * 14, 120, 48 + g * 14, 123);
+  fill(300, 160, 303, 200);
+  // The same dashes as a word's worth of short strokes: "- -" stays a line worth reading.
+  fill(40, 240, 46, 243);
+  fill(50, 240, 56, 243);
+  const lines = analyseLayout(ink, width, height).blocks.flatMap((b) => b.lines);
+  assert.equal(lines.filter((l) => l.y0 < 100).length, 4);
+  assert.ok(!lines.some((l) => l.y0 >= 115 && l.y1 <= 205), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.y0 >= 235 && l.y1 <= 245));
+});

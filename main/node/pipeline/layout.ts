@@ -130,6 +130,10 @@ function buildLines(comps: Component[], xh: number): Box[] {
     }
   }
   let lines = splitAtGutters(uf.groups(comps.length).map((g) => g.map((i) => comps[i]! as Box)), xh).map((g) => g.reduce(unionBox));
+  // A row of dots or dashes as long as a word (a dotted rule, a box drawn in dots, a receipt's separator) and
+  // a lone upright stroke taller than any letter (a connector, a form's divider) are drawings, not text: the
+  // model would write something for them.
+  lines = lines.filter((b) => !(boxHeight(b) < 0.5 * xh && boxWidth(b) >= 4 * xh) && !(boxHeight(b) >= 2.5 * xh && boxWidth(b) <= 0.25 * boxHeight(b)));
   // Dots, accents and quotes that overlap no letter enough: attach them to the line they sit on or above.
   const tiny = (b: Box) => boxHeight(b) < 0.7 * xh;
   const big = lines.filter((b) => !tiny(b));

@@ -4,8 +4,10 @@
 import type { TableGrid } from './table-grid';
 
 export interface TableMarkup {
-  /** One per text line of the grid's cells, in their order: a cell's markup, or a space within a cell. */
+  /** One per text line of the grid's cells, in their order: a cell's markup; '' for a cell's later lines. */
   leads: string[];
+  /** Per line: it continues the cell of the line before, and is set off from that cell's text by a space. */
+  continues: boolean[];
   tail: string;
 }
 
@@ -16,6 +18,7 @@ export function escapeHtml(text: string): string {
 /** The first row is the header (`thead`), as in most tables; empty grid positions become empty cells. */
 export function tableMarkup(grid: TableGrid): TableMarkup {
   const leads: string[] = [];
+  const continues: boolean[] = [];
   let pending = '<table>';
   let next = 0;
   for (let row = 0; row < grid.rows; row++) {
@@ -27,7 +30,11 @@ export function tableMarkup(grid: TableGrid): TableMarkup {
       const cell = grid.cells[next];
       if (cell && cell.row === row && cell.col === col) {
         leads.push(pending + (cell.colSpan > 1 ? `<td colspan="${cell.colSpan}">` : '<td>'));
-        for (let line = 1; line < cell.lines.length; line++) leads.push(' ');
+        continues.push(false);
+        for (let line = 1; line < cell.lines.length; line++) {
+          leads.push('');
+          continues.push(true);
+        }
         pending = '</td>';
         col += cell.colSpan;
         next++;
@@ -39,9 +46,21 @@ export function tableMarkup(grid: TableGrid): TableMarkup {
     pending += '</tr>';
     if (row === 0) pending += '</thead>';
   }
-  return { leads, tail: pending + (grid.rows > 1 ? '</tbody>' : '') + '</table>' };
+  return { leads, continues, tail: pending + (grid.rows > 1 ? '</tbody>' : '') + '</table>' };
 }
 
+/** The table with each line's text; a cell's lines are joined by single spaces, empty ones left out. */
 export function renderTable(markup: TableMarkup, texts: string[]): string {
-  return markup.leads.map((lead, i) => lead + escapeHtml((texts[i] ?? '').trim())).join('') + markup.tail;
+  let out = '';
+  let cellHasText = false;
+  markup.leads.forEach((lead, i) => {
+    if (!markup.continues[i]) cellHasText = false;
+    const text = escapeHtml((texts[i] ?? '').trim());
+    out += lead;
+    if (text) {
+      out += (markup.continues[i] && cellHasText ? ' ' : '') + text;
+      cellHasText = true;
+    }
+  });
+  return out + markup.tail;
 }
