@@ -56,6 +56,13 @@ test('tokens the repetition guard took back do not count toward a reading', () =
   assert.ok(Math.abs(readingLogProb([0.8, 0.75]) - Math.log(0.6)) < 1e-12);
 });
 
+test('an empty reading loses to one with text', () => {
+  const out: EngineEvent[] = [];
+  const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
+  chooser.push([...reading('r/0#0', 'ab', [0.85, 0.8], 2), ...reading('r/0#1', '', [], 1)]);
+  assert.equal(chooser.chosen.get('r/0'), 'r/0#0');
+});
+
 test('a line read with too little confidence keeps its place and reads as nothing', () => {
   const out: EngineEvent[] = [];
   const dropped: DroppedReading[] = [];

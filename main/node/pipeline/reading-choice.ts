@@ -1,12 +1,13 @@
 // One reading per text line. A line's first view (line-views.ts) is read first; a reading whose tokens
 // average at least SURE_MEAN_LOG_PROB is kept as it is, and only the other lines are read in the other views.
 // Of several readings, the one whose tokens the model gave the highest joint probability is kept: the product
-// of the verifier's probability of every token kept (tokens the repetition guard took back do not count). A reading whose tokens average below
-// MIN_MEAN_LOG_PROB is not kept at all: on scans such readings are nearly always invented, from a rule, a
-// dotted leader or a figure the layout took for text, or garbled beyond use (docs/decisions/0015-line-views.md),
-// and the line or table cell reads as empty. A line's events are held until all its views have ended, then the kept reading's events go on
-// under the crop's id; tables and formulas read whole stream live. The cost of every view stays in the
-// crop's statistics, so throughput figures count the work really done.
+// of the verifier's probability of every token kept (tokens the repetition guard took back do not count; an
+// empty reading, whose end-of-text probability is not reported, loses to any other). A kept reading whose
+// tokens average below MIN_MEAN_LOG_PROB is dropped: on scans such readings are nearly always invented, from
+// a rule, a dotted leader or a figure the layout took for text, or garbled beyond use
+// (docs/decisions/0015-line-views.md), and the line or table cell reads as empty. A line's events are held
+// until its reading is chosen, then go on under the crop's id; tables and formulas read whole stream live.
+// The cost of every view read stays in the crop's statistics, so throughput figures count the work done.
 import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../../../common/engine-types';
 
 /** Mean natural log of the token probabilities below which a line's reading is dropped (e^-0.3 = 0.74). */
@@ -115,9 +116,10 @@ export class ReadingChooser {
     if (!sure && all.some(([, v]) => v.end === null)) return;
     for (const [id] of all) this.byView.delete(id);
     const views = all.filter(([, v]) => v.end !== null);
+    const score = (r: ViewReading) => (r.probs.length > 0 ? readingLogProb(r.probs) : -Infinity);
     let best = views[0]!;
     for (const candidate of views.slice(1)) {
-      if (readingLogProb(candidate[1].probs) > readingLogProb(best[1].probs)) best = candidate;
+      if (score(candidate[1]) > score(best[1])) best = candidate;
     }
     const [bestId, reading] = best;
     const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
