@@ -109,7 +109,7 @@ export class EventRelay {
         s.lineTokens = Math.max(s.lineTokens, e.index + 1);
         const text = s.table ? escapeHtml(e.text) : e.text;
         if (e.index === 0 && s.table) {
-          if (s.table.continues[s.current] && s.cellHasText) s.lead += ' ';
+          if (s.table.leads[s.current] === null && s.cellHasText) s.lead += ' ';
           s.cellHasText = true;
         }
         out.push({ ...e, regionId, index: e.index + s.tokenOffset, round: e.round + s.roundOffset,
@@ -142,8 +142,9 @@ export class EventRelay {
         // token, if the cell has text by then); lines of a block are joined by one space, which the token
         // stream shows so that the editor's text matches.
         if (s.table) {
-          if (!s.table.continues[s.current]) {
-            s.lead += s.table.leads[s.current] ?? '';
+          const lead = s.table.leads[s.current];
+          if (lead !== null && lead !== undefined) {
+            s.lead += lead;
             s.cellHasText = false;
           }
         } else s.lead = s.tokenOffset > 0 ? ' ' : '';

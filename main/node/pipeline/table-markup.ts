@@ -4,10 +4,11 @@
 import type { TableGrid } from './table-grid';
 
 export interface TableMarkup {
-  /** One per text line of the grid's cells, in their order: a cell's markup; '' for a cell's later lines. */
-  leads: string[];
-  /** Per line: it continues the cell of the line before, and is set off from that cell's text by a space. */
-  continues: boolean[];
+  /**
+   * One per text line of the grid's cells, in their order: the markup before a cell's first line; null for a
+   * cell's later lines, which are set off from the cell's text by a space.
+   */
+  leads: Array<string | null>;
   tail: string;
 }
 
@@ -17,8 +18,7 @@ export function escapeHtml(text: string): string {
 
 /** The first row is the header (`thead`), as in most tables; empty grid positions become empty cells. */
 export function tableMarkup(grid: TableGrid): TableMarkup {
-  const leads: string[] = [];
-  const continues: boolean[] = [];
+  const leads: Array<string | null> = [];
   let pending = '<table>';
   let next = 0;
   for (let row = 0; row < grid.rows; row++) {
@@ -30,11 +30,7 @@ export function tableMarkup(grid: TableGrid): TableMarkup {
       const cell = grid.cells[next];
       if (cell && cell.row === row && cell.col === col) {
         leads.push(pending + (cell.colSpan > 1 ? `<td colspan="${cell.colSpan}">` : '<td>'));
-        continues.push(false);
-        for (let line = 1; line < cell.lines.length; line++) {
-          leads.push('');
-          continues.push(true);
-        }
+        for (let line = 1; line < cell.lines.length; line++) leads.push(null);
         pending = '</td>';
         col += cell.colSpan;
         next++;
@@ -46,7 +42,7 @@ export function tableMarkup(grid: TableGrid): TableMarkup {
     pending += '</tr>';
     if (row === 0) pending += '</thead>';
   }
-  return { leads, continues, tail: pending + (grid.rows > 1 ? '</tbody>' : '') + '</table>' };
+  return { leads, tail: pending + (grid.rows > 1 ? '</tbody>' : '') + '</table>' };
 }
 
 /** The table with each line's text; a cell's lines are joined by single spaces, empty ones left out. */
@@ -54,11 +50,13 @@ export function renderTable(markup: TableMarkup, texts: string[]): string {
   let out = '';
   let cellHasText = false;
   markup.leads.forEach((lead, i) => {
-    if (!markup.continues[i]) cellHasText = false;
+    if (lead !== null) {
+      out += lead;
+      cellHasText = false;
+    }
     const text = escapeHtml((texts[i] ?? '').trim());
-    out += lead;
     if (text) {
-      out += (markup.continues[i] && cellHasText ? ' ' : '') + text;
+      out += (lead === null && cellHasText ? ' ' : '') + text;
       cellHasText = true;
     }
   });
