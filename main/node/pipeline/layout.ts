@@ -130,10 +130,8 @@ function buildLines(comps: Component[], xh: number): Box[] {
     }
   }
   let lines = splitAtGutters(uf.groups(comps.length).map((g) => g.map((i) => comps[i]! as Box)), xh).map((g) => g.reduce(unionBox));
-  // A row of dots or dashes as long as a word (a dotted rule, a box drawn in dots, a receipt's separator) and
-  // a lone upright stroke taller than any letter (a connector, a form's divider) are drawings, not text: the
-  // model would write something for them.
-  lines = lines.filter((b) => !(boxHeight(b) < 0.5 * xh && boxWidth(b) >= 4 * xh) && !(boxHeight(b) >= 2.5 * xh && boxWidth(b) <= 0.25 * boxHeight(b)));
+  // Drawings are not text: the model would write something for them.
+  lines = lines.filter((b) => !isDottedRule(b, xh) && !isUprightStroke(b, xh));
   // Dots, accents and quotes that overlap no letter enough: attach them to the line they sit on or above.
   const tiny = (b: Box) => boxHeight(b) < 0.7 * xh;
   const big = lines.filter((b) => !tiny(b));
@@ -231,6 +229,10 @@ function inkComponents(ink: Uint8Array, width: number, height: number): { all: C
   return { all, xh };
 }
 
+/** A row of dots or dashes as long as a word: a dotted rule, a box drawn in dots, a receipt's separator. */
+const isDottedRule = (b: Box, xh: number) => boxHeight(b) < 0.5 * xh && boxWidth(b) >= 4 * xh;
+/** A lone upright stroke taller than any letter: a connector, a form's divider. */
+const isUprightStroke = (b: Box, xh: number) => boxHeight(b) >= 2.5 * xh && boxWidth(b) <= 0.25 * boxHeight(b);
 const isRule = (w: number, h: number, xh: number) => (w >= 8 * xh && h <= Math.max(3, 0.6 * xh)) || (w >= 4 * xh && w >= 20 * h);
 const isLarge = (w: number, h: number, xh: number) => w > 6 * xh && h > 6 * xh;
 

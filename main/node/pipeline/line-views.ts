@@ -1,7 +1,8 @@
 // The geometries a text line is shown to the model in. Scanned lines come at whatever size the scan gives
 // them, sharper than the blurred renders the model learned on; resampled to a few fixed heights, widened and
-// softened, the shipped model misreads far fewer characters (docs/decisions/0015-line-views.md). Each view is
-// read in full, and the reading the model is most sure of wins (reading-choice.ts).
+// softened, the shipped model misreads far fewer characters (docs/decisions/0015-line-views.md). Every line is
+// read in the first view; one the model reads unsurely is read in the others too, and the surest reading wins
+// (reading-choice.ts).
 import type { GrayImage } from './gray-image';
 import { gaussianBlur3, resample } from './resample';
 
@@ -14,7 +15,7 @@ export interface LineView {
   blurSigma: number;
 }
 
-/** Most accurate first: a page read with one view uses the first. */
+/** Most accurate first: every line is read in the first, and a page read with one view uses only it. */
 export const LINE_VIEWS: readonly LineView[] = [
   { height: 32, stretch: 1.25, blurSigma: 0.8 },
   { height: 48, stretch: 1, blurSigma: 0.8 },
