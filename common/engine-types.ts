@@ -65,7 +65,7 @@ export interface RegionInput {
 }
 
 /** How a committed token came to be. */
-export type TokenSource = 'ar' | 'accepted' | 'corrected' | 'bonus' | 'diffusion';
+export type TokenSource = 'ar' | 'accepted' | 'corrected' | 'diffusion';
 
 export interface Fixation {
   /** Merged-grid image token indices (row-major over grid.rows x grid.cols), strongest first. */
@@ -98,17 +98,23 @@ export interface RoundEvent {
   type: 'round';
   regionId: string;
   round: number;
+  /** Masks drafted this round (0: a plain AR step). */
   blockSize: number;
-  /** Drafted token ids d_1..d_B and the draft's probability of each. */
+  /**
+   * Drafted token ids and the draft's probability of each: first the guesses the previous block left, which
+   * this round verified (draft.length - blockSize of them), then this round's block d_1..d_B
+   * (docs/decisions/0016).
+   */
   draft: number[];
   draftConf: number[];
-  /** Verifier (AR) token ids a_1..a_{B+1}. */
+  /** Verifier (AR) token ids, one per checked guess up to the first mismatch, then its own next token. */
   verify: number[];
-  /** Number of drafted tokens accepted (the verifier's free token is not counted). */
+  /** Number of guesses accepted (the verifier's own token is not counted). */
   accepted: number;
   /** Token ids committed this round. */
   committed: number[];
   forwards: number;
+  /** Time of the draft's extra denoising forwards (refineSteps), and of the round's verify-and-draft forward. */
   draftMs: number;
   verifyMs: number;
 }

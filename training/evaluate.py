@@ -5,7 +5,7 @@
 Synthetic regions use seeds from EVAL_SEED_BASE up (training seeds stay below). Text CER is
 edit distance / truth length summed over regions; tables are scored with TEDS; formulas by exact match
 after whitespace normalisation. Self-spec is checked token for token against greedy AR.
-tokens_per_forward counts decoder forwards after the prefill (draft and verify both count).
+tokens_per_forward counts decoder forwards after the prefill (self-spec: one verify-and-draft forward per round).
 """
 import argparse
 import json

@@ -113,7 +113,7 @@ Pure diffusion (no verify), by confidence threshold tau_c:
 |---|---|---|
 {diff_rows}
 
-Tokens per forward count decoder forwards after the prefill; self-spec counts draft and verify forwards.
+Tokens per forward count decoder forwards after the prefill; self-spec runs one verify-and-draft forward per round (docs/decisions/0016).
 
 ## Limitations
 

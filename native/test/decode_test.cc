@@ -1,5 +1,9 @@
 // Decoding strategies on the tiny checkpoint: greedy self-spec reproduces greedy AR exactly, for fixed and
 // automatic block sizes; diffusion, refinement, sampling and fixation behave as specified.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 #include "decode/engine.h"
 #include "decode/repeat_guard.h"
 #include "regions.h"
@@ -59,7 +63,7 @@ TEST(greedy_self_spec_equals_greedy_ar) {
     const DecodeResult sp = run(opts(DecodeMode::Spec, B));
     for (size_t i = 0; i < ar.regions.size(); ++i) {
       CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B << " region " << i);
-      CHECK(sp.regions[i].stats.forwards <= 2 * sp.regions[i].stats.rounds + 0);
+      CHECK(sp.regions[i].stats.forwards == sp.regions[i].stats.rounds);  // verify and draft share one forward
     }
   }
 }
@@ -207,7 +211,8 @@ TEST(bad_options_are_rejected_with_the_field_name) {
 }
 
 TEST(self_spec_with_accepted_drafts_equals_ar) {
-  // A checkpoint whose drafts often match, so accepted runs, corrections and bonus tokens all occur.
+  // A checkpoint whose drafts often match, so accepted runs of guesses, corrections, and chains of rounds
+  // that verify the previous block's drafts all occur.
   sctest::TinySpec spec;
   spec.favor_strength = 1.5f;
   LoadOptions lo;
@@ -217,17 +222,31 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
   ModelMemory costs;
   Collect ar_sink;
   const DecodeResult ar = decode_regions(*m, regions(), opts(DecodeMode::AR, 0), ar_sink, cancel, &costs);
-  int bonus = 0;
+  int chained = 0;
   for (int B : {3, 8, 0}) {
     Collect sink;
     const DecodeResult sp = decode_regions(*m, regions(), opts(DecodeMode::Spec, B), sink, cancel, &costs);
     int accepted = 0, corrected = 0;
+    std::map<std::string, const Event*> previous;  // per region
     for (const Event& e : sink.events) {
-      if (e.type == Event::Type::Round) accepted += e.accepted;
-      if (e.type == Event::Type::Token) {
-        bonus += e.source == TokenSource::Bonus;
-        corrected += e.source == TokenSource::Corrected;
+      if (e.type == Event::Type::Round) {
+        const int checked = int(e.draft.size()) - e.block_size;
+        if (const Event* p = previous[e.region_id]) {
+          // Every guess held: this round verifies the previous block's d_2..d_B; otherwise none.
+          const int p_checked = int(p->draft.size()) - p->block_size;
+          const bool held = int(p->committed.size()) > p_checked;
+          if (held) {
+            CHECK(checked <= std::max(0, p->block_size - 1));
+            CHECK(std::equal(e.draft.begin(), e.draft.begin() + checked, p->draft.begin() + p_checked + 1));
+            chained += checked > 0;
+          } else {
+            CHECK(checked == 0);
+          }
+        }
+        previous[e.region_id] = &e;
+        accepted += e.accepted;
       }
+      if (e.type == Event::Type::Token) corrected += e.source == TokenSource::Corrected;
     }
     for (size_t i = 0; i < ar.regions.size(); ++i) {
       CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B << " region " << i);
@@ -235,7 +254,7 @@ TEST(self_spec_with_accepted_drafts_equals_ar) {
     }
     if (B > 0) CHECK_MSG(accepted > 10 && corrected > 0, "B=" << B << " " << accepted << " " << corrected);
   }
-  CHECK(bonus > 0);
+  CHECK(chained > 0);
 }
 
 TEST(fixation_warms_up_once_per_region_kind_and_model) {
@@ -302,6 +321,18 @@ TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_goo
   CHECK(cpu.best_block() < good.best_block());
   CHECK(good.alpha() > 0.95 && bad.alpha() < 0.5);
   CHECK(good.next() == 64);
+}
+
+TEST(block_sizer_expects_a_fresh_round_after_every_rejected_guess) {
+  const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);
+  BlockSizer s(flat, 64);
+  for (int i = 0; i < 3; ++i) s.observe(10, 0);
+  CHECK(std::abs(s.alpha() - 0.5) < 1e-12);
+  // Half the guesses hold: a verifying round of a long block commits 1 + (1/2 + 1/4 + ...) = 2 tokens, but
+  // its block almost never holds whole, so every other round is a fresh one committing 1: 1.5 per forward.
+  CHECK(std::abs(s.rate(64) / s.rate(0) - 1.5) < 1e-6);
+  // A block of 2 holds whole half the time: two verifying rounds in three, (2/3 * 1.5 + 1/3) per forward.
+  CHECK(std::abs(s.rate(2) / s.rate(0) - (2.0 / 3 * 1.5 + 1.0 / 3)) < 1e-9);
 }
 
 TEST(block_sizer_falls_back_to_ar_steps_when_drafts_are_poor_and_still_probes) {
@@ -449,10 +480,10 @@ TEST(block_sizer_measures_ar_steps_even_when_its_calibration_says_speculate) {
     const int B = s.next();
     choices.push_back(B);
     if (B == 0) {
-      s.observe_time(0, 0.2e-3, 1);
+      s.observe_time(0, 1, 0.2e-3, 1);
     } else {
       s.observe(B - 1, 0);
-      s.observe_time(B, 1.5e-3, 2);
+      s.observe_time(B, 2 * B, 1.5e-3, 2);
     }
   }
   CHECK(choices.front() > 0);
@@ -464,17 +495,17 @@ TEST(block_sizer_is_not_turned_by_one_stalled_step) {
   BlockSizer s(moderate, 64);
   for (int i = 0; i < 50; ++i) s.observe(10, 5);
   // Steady state: AR steps as predicted; speculation measured slower per token than AR.
-  for (int i = 0; i < 20; ++i) s.observe_time(0, 1e-3, 1);
-  for (int i = 0; i < 5; ++i) s.observe_time(s.best_block(), 1.5e-3 * s.best_block(), 2);
+  for (int i = 0; i < 20; ++i) s.observe_time(0, 1, 1e-3, 1);
+  for (int i = 0; i < 5; ++i) s.observe_time(s.best_block(), 2 * s.best_block(), 1.5e-3 * s.best_block(), 2);
   CHECK(s.next() == 0);
   // One AR step stalls for 50 ms (another process took the core): still AR, for every step until the
   // next scheduled probe.
-  s.observe_time(0, 50e-3, 1);
+  s.observe_time(0, 1, 50e-3, 1);
   CHECK(s.rate(s.best_block()) < s.rate(0));
   CHECK(s.speculation_measured_slower());
   CHECK(s.next() == 0);
   // A lasting change does move it: AR steps now cost 10x.
-  for (int i = 0; i < 10; ++i) s.observe_time(0, 10e-3, 1);
+  for (int i = 0; i < 10; ++i) s.observe_time(0, 1, 10e-3, 1);
   CHECK(s.rate(s.best_block()) > s.rate(0));
 }
 
@@ -485,8 +516,8 @@ TEST(block_sizer_stops_speculating_when_speculation_measures_slower_than_ar) {
   CHECK(s.next() > 0);  // the model says speculate
   // Measured: AR steps 1 ms per token, speculative rounds 6 ms for 2 tokens.
   for (int i = 0; i < 10; ++i) {
-    s.observe_time(0, 1e-3, 1);
-    s.observe_time(4, 6e-3, 2);
+    s.observe_time(0, 1, 1e-3, 1);
+    s.observe_time(4, 8, 6e-3, 2);
   }
   CHECK(s.speculation_measured_slower());
   CHECK(s.next() == 0);

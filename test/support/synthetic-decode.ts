@@ -146,39 +146,44 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     let round = 0;
     let forwards = 0;
     let decodeMs = 0;
+    let guesses: number[] = [];
+    const other = (id: number) => (id === idOf('~') ? idOf('#') : idOf('~'));
     while (committedCount < pieces.length) {
-      // Protocol: commit a_1, then d_2..d_{k+1} that matched, then the verifier's correction (or the bonus
-      // a_{B+1} when all B-1 drafts matched); the region's end may cut the round short.
-      const matched = Math.min(blockSize - 1, Math.floor(rand() ** 0.6 * blockSize));
-      const full = matched === blockSize - 1 ? blockSize + 1 : matched + 2;
-      const count = Math.min(full, pieces.length - committedCount);
-      const truth = pieces.slice(committedCount, committedCount + full).map(idOf);
-      while (truth.length < blockSize + 1) truth.push(idOf('#'));
-      const other = (id: number) => (id === idOf('~') ? idOf('#') : idOf('~'));
-      const draft = Array.from({ length: blockSize }, (_, j) => (j >= 1 && j <= matched ? truth[j]! : other(truth[j]!)));
-      const verify = truth.slice(0, blockSize + 1);
+      // Protocol (docs/decisions/0016): one forward verifies the guesses the previous block left and drafts
+      // the next block; it commits the guesses that match, then the verifier's token (the correction at the
+      // first mismatch, else its own next token); the region's end may cut the round short. The new block's
+      // d_2..d_B become the next round's guesses only when every guess held.
+      const k = guesses.length;
+      const truth = pieces.slice(committedCount, committedCount + k + blockSize).map(idOf);
+      while (truth.length < k + blockSize) truth.push(idOf('#'));
+      let matched = 0;
+      while (matched < k && guesses[matched] === truth[matched]) matched++;
+      const count = Math.min(matched + 1, pieces.length - committedCount);
+      const block = truth.slice(k, k + blockSize).map((id) => (rand() < 0.8 ? id : other(id)));
+      const draft = [...guesses, ...block];
+      const verify = truth.slice(0, matched + 1);
       const committed = truth.slice(0, count);
-      const draftMs = 4 + rand() * 2;
       const verifyMs = 5 + rand() * 2;
       const roundEvent: EngineEvent = {
         type: 'round', regionId: region.id, round, blockSize, draft, draftConf: draft.map(() => 0.5 + rand() * 0.5),
-        verify, accepted: Math.min(matched, count - 1), committed, forwards: 2, draftMs, verifyMs,
+        verify, accepted: Math.min(matched, count), committed, forwards: 1, draftMs: 0, verifyMs,
       };
-      const tokens: TokenEvent[] = committed.map((id, k) => {
-        const index = committedCount + k;
-        const source: TokenSource = k === 0 ? 'ar' : k <= matched ? 'accepted' : full === blockSize + 1 ? 'bonus' : 'corrected';
+      const tokens: TokenEvent[] = committed.map((id, j) => {
+        const index = committedCount + j;
+        const source: TokenSource = draft[j] === id ? 'accepted' : 'corrected';
         const pos = positions[index]!;
         return {
           type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source,
-          draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : source === 'ar' ? -1 : 0.2 + rand() * 0.3,
+          draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : 0.2 + rand() * 0.3,
           arProb: 0.8 + rand() * 0.2,
           fixation: fixationAt(grid, Math.max(0, pos.row), Math.max(0, pos.col), keep),
         };
       });
       batches.push([roundEvent, ...tokens]);
       committedCount += count;
-      forwards += 2;
-      decodeMs += draftMs + verifyMs;
+      guesses = count === k + 1 ? block.slice(1) : [];
+      forwards += 1;
+      decodeMs += verifyMs;
       round++;
     }
     let retractedTokens = 0;
@@ -186,10 +191,11 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       const loop = Array.from({ length: 6 }, () => idOf(' again'));
       const last = positions.at(-1)!;
       batches.push([
-        { type: 'round', regionId: region.id, round, blockSize, draft: loop.slice(0, blockSize), draftConf: loop.map(() => 0.9),
-          verify: loop, accepted: loop.length - 1, committed: loop, forwards: 2, draftMs: 4, verifyMs: 5 },
+        { type: 'round', regionId: region.id, round, blockSize, draft: [...loop.slice(1), ...Array.from({ length: blockSize }, () => loop[0]!)],
+          draftConf: Array.from({ length: loop.length - 1 + blockSize }, () => 0.9),
+          verify: loop, accepted: loop.length - 1, committed: loop, forwards: 1, draftMs: 0, verifyMs: 5 },
         ...loop.map((id, k): TokenEvent => ({
-          type: 'token', regionId: region.id, index: pieces.length + k, id, text: vocab[id]!, round, source: k === 0 ? 'ar' : 'accepted',
+          type: 'token', regionId: region.id, index: pieces.length + k, id, text: vocab[id]!, round, source: 'accepted',
           draftConf: 0.9, arProb: 0.9, fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
         })),
       ]);
@@ -197,8 +203,8 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       // before it is taken back (empty batches are a pause of one replay step each).
       batches.push([], [], [], [{ type: 'retract', regionId: region.id, index: pieces.length }]);
       retractedTokens = loop.length;
-      forwards += 2;
-      decodeMs += 9;
+      forwards += 1;
+      decodeMs += 5;
       round++;
     }
     const stats: RegionStats = {

@@ -15,7 +15,7 @@ test('a run rebuilds every region text, round and total from the event stream', 
   const rounds = synthetic.batches.flat().filter((e) => e.type === 'round');
   assert.equal(run.timeline.length, rounds.length);
   assert.equal(run.tokens, synthetic.regions.reduce((n, r) => n + tokenize(r.lines.join('\n')).length, 0));
-  assert.equal(run.forwards, rounds.length * 2);
+  assert.equal(run.forwards, rounds.length);  // one verify-and-draft forward per round
   assert.ok(run.tokensPerForward! > 1, 'self-speculative rounds commit more than one token per forward');
   assert.equal(run.timeline.at(-1)!.tokensSoFar, run.tokens);
   assert.deepEqual(run.unfinishedPages(1), []);

@@ -42,17 +42,25 @@ test('drafts are keyed by content, listed as recent, and capped', () => {
   assert.equal(loadDraft(storage, a), null, 'the oldest draft is dropped with its recent entry');
 });
 
-test('round slots follow the draft/verify protocol', () => {
-  const round = (draft: number[], committed: number[]): RoundEvent => ({
-    type: 'round', regionId: 'r', round: 0, blockSize: draft.length, draft, draftConf: draft.map(() => 0.9),
-    verify: [], accepted: 0, committed, forwards: 2, draftMs: 1, verifyMs: 1,
-  });
-  // d1 replaced by a1, d2 and d3 accepted, d4 corrected to 40, the rest discarded.
-  assert.deepEqual(roundSlots(round([9, 2, 3, 4, 5, 6], [1, 2, 3, 40])).map((s) => s.fate),
-    ['free', 'accepted', 'accepted', 'corrected', 'discarded', 'discarded']);
-  // All drafts matched: the verifier adds a bonus token.
-  assert.deepEqual(roundSlots(round([1, 2, 3], [1, 2, 3, 7])).map((s) => `${s.fate}:${s.committed}`),
-    ['free:1', 'accepted:2', 'accepted:3', 'bonus:7']);
+test('round slots follow the verify-and-draft protocol', () => {
+  const round = (guesses: number[], block: number[], committed: number[]): RoundEvent => {
+    const draft = [...guesses, ...block];
+    return {
+      type: 'round', regionId: 'r', round: 0, blockSize: block.length, draft, draftConf: draft.map(() => 0.9),
+      verify: [], accepted: 0, committed, forwards: 1, draftMs: 0, verifyMs: 1,
+    };
+  };
+  const fates = (r: RoundEvent) => roundSlots(r).map((s) => `${s.fate}:${s.draft}:${s.committed}`);
+  // Guesses 2 and 3 accepted, 9 corrected to 4; the rest of the guesses and the new block are discarded.
+  assert.deepEqual(fates(round([2, 3, 9, 5], [6, 7], [2, 3, 4])),
+    ['accepted:2:2', 'accepted:3:3', 'corrected:9:4', 'discarded:5:null', 'discarded:6:null', 'discarded:7:null']);
+  // Every guess held: the verifier's own token sits in d_1's slot, d_2.. go on to the next round.
+  assert.deepEqual(fates(round([2, 3], [9, 5, 6], [2, 3, 4])),
+    ['accepted:2:2', 'accepted:3:3', 'free:9:4', 'carried:5:null', 'carried:6:null']);
+  // A round without guesses commits the verifier's token and drafts a block.
+  assert.deepEqual(fates(round([], [1, 5], [1])), ['free:1:1', 'carried:5:null']);
+  // A plain AR step: no draft at all.
+  assert.deepEqual(fates(round([], [], [8])), ['free:null:8']);
 });
 
 test('fixation cells map the merged grid onto the region box', () => {

@@ -1,7 +1,7 @@
-"""Reference decoders over one region: greedy AR, self-speculative (decision 0002) and pure diffusion.
+"""Reference decoders over one region: greedy AR, self-speculative (decisions 0002, 0016) and pure diffusion.
 
 Every decoder counts forwards after the prefill: `tokens_per_forward` = tokens emitted by those forwards /
-their number (draft and verify both count). Greedy AR takes its first token from the prefill's logits.
+their number. Greedy AR takes its first token from the prefill's logits.
 """
 from dataclasses import dataclass, field
 
@@ -104,32 +104,33 @@ def greedy_ar(region, max_new=256):
 
 @torch.no_grad()
 def self_spec(region, block_size=32, max_new=256):
-    """Draft [c, MASK x B] then verify [a_1, d_2..d_B] causally; commit the agreeing run + one token.
+    """One forward per round, [c, g_1..g_k, MASK x B]: c and the guesses g (the previous block's d_2..d_B)
+    causal, the verifier; the masks see the prefix, c, the guesses and each other, the next block's draft.
+    Commit the guesses that match the verifier, then its token (the correction, or its own next token); the
+    block's d_2..d_B are the next round's guesses when every guess held, else there are none.
 
-    The first round's c is the prompt, already in the prefill's cache, so its draft is [MASK x B] and a_1
-    comes from the prefill's last logits (the same rows an engine gets by drafting [PROMPT, MASK x B])."""
+    The first round's c is the prompt, already in the prefill's cache, so its forward is [MASK x B] and a_1
+    comes from the prefill's last logits (the same rows an engine gets from [PROMPT, MASK x B])."""
     B = block_size
     out = Decoded([], from_prefill=0)
-    c, c_pos = None, region.next_pos - 1
+    c, c_pos, guesses = None, region.next_pos - 1, []
     while len(out.ids) < max_new:
+        k = len(guesses)
         if c is None:
-            logits, _ = region.forward([MASK] * B, c_pos + 1, draft_mask(0, B), commit=0)
-            a_1 = int(region.prefill_logits.argmax())
+            block, _ = region.forward([MASK] * B, c_pos + 1, draft_mask(0, B), commit=0)
+            verified = [int(region.prefill_logits.argmax())]
         else:
-            logits, _ = region.forward([c] + [MASK] * B, c_pos, draft_mask(1, B), commit=1)
-            a_1 = int(logits[0].argmax())
-            logits = logits[1:]
-        draft = logits.argmax(-1).tolist()
-        draft[0] = a_1
-        logits, verify_kv = region.forward(draft, c_pos + 1, causal(B), commit=0)
-        verified = logits.argmax(-1).tolist()  # verified[k]: the AR token after draft[k]
-        accepted = 1
-        while accepted < B and draft[accepted] == verified[accepted - 1]:
+            logits, new = region.forward([c] + guesses + [MASK] * B, c_pos, draft_mask(1 + k, B), commit=0)
+            verified = logits[:k + 1].argmax(-1).tolist()  # verified[i]: the AR token after c, g_1..g_i
+            block = logits[k + 1:]
+        accepted = 0
+        while accepted < k and guesses[accepted] == verified[accepted]:
             accepted += 1
-        committed = draft[:accepted] + [verified[accepted - 1]]
-        # The verify forward's KV of the accepted drafts is their causal KV; the correction is the next c.
-        region.cache.commit(verify_kv, accepted)
-        out.forwards += 2
+        committed = guesses[:accepted] + [verified[accepted]]
+        if c is not None:  # c and the accepted guesses keep their causal KV; the last commit is the next c
+            region.cache.commit(new, 1 + accepted)
+        guesses = block.argmax(-1).tolist()[1:] if accepted == k else []
+        out.forwards += 1
         out.rounds.append(len(committed))
         out.ids += committed
         c = committed[-1]

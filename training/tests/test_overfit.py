@@ -37,6 +37,6 @@ def test_tiny_model_overfits_one_batch_in_both_modes():
         expected = tok.encode(target) + [EOS]
         assert greedy_ar(Region(model, pixels, PROMPTS["text"])).ids == expected
         spec = self_spec(Region(model, pixels, PROMPTS["text"]), block_size=B)
-        assert spec.ids == expected and spec.forwards == 2  # one draft + one verify round
+        assert spec.ids == expected and spec.forwards == 2  # the first block's draft, then its verify
         pure = diffusion(Region(model, pixels, PROMPTS["text"]), tau=0.9, block_size=B)
         assert pure.ids == expected

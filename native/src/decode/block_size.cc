@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "model/decoder.h"
 
@@ -94,12 +95,15 @@ const BlockSizer::RoundCosts& BlockSizer::round_costs(int rows) const {
   rows = std::max(1, rows);
   if (by_rows_.size() <= size_t(rows)) by_rows_.resize(size_t(rows) + 1);
   RoundCosts& rc = by_rows_[size_t(rows)];
-  if (rc.seconds.empty()) {
-    // A speculative round is one draft forward of width B + 1 and one verify forward of width B per row.
-    rc.seconds.push_back(costs_.at(rows));
-    for (int B = 1; B <= max_block_; ++B) rc.seconds.push_back(costs_.at(rows * (B + 1)) + costs_.at(rows * B));
-    for (int B = 1; B <= max_block_; ++B)  // all accepted: a_1, d_2..d_B and the bonus
-      rc.full_acceptance_rate = std::max(rc.full_acceptance_rate, rows * (B + 1) / rc.seconds[size_t(B)]);
+  if (rc.verifying.empty()) {
+    rc.verifying.push_back(costs_.at(rows));
+    rc.fresh.push_back(costs_.at(rows));
+    for (int B = 1; B <= max_block_; ++B) {
+      rc.verifying.push_back(costs_.at(rows * 2 * B));
+      rc.fresh.push_back(costs_.at(rows * (1 + B)));
+      // Every guess held: each round verifies B - 1 guesses and commits them and the verifier's token.
+      rc.full_acceptance_rate = std::max(rc.full_acceptance_rate, rows * B / rc.verifying.back());
+    }
   }
   return rc;
 }
@@ -116,22 +120,29 @@ bool BlockSizer::speculation_measured_slower() const {
 
 double BlockSizer::alpha() const { return learnt_.accepted / (learnt_.accepted + learnt_.rejected); }
 
-double BlockSizer::spec_rate(int B, int rows, double expected) const {
-  return rows * expected / (spec_scale() * predicted(B, rows));
+// Rounds of block B alternate between two kinds (docs/decisions/0016). A verifying round checks the B - 1
+// guesses the last block left and commits the accepted run and one verifier token, 1 + S expected; all of
+// them hold with probability h = alpha^(B-1), and then the next round verifies again. Otherwise its block is
+// dropped and the next round is fresh: c and B masks, one token. In the long run a share 1 / (2 - h) of the
+// rounds verify.
+double BlockSizer::spec_rate(int B, int rows, double run) const {
+  const RoundCosts& rc = round_costs(rows);
+  const double held = std::pow(alpha(), B - 1), verifying = 1 / (2 - held);
+  const double tokens = verifying * (1 + run) + (1 - verifying);
+  const double seconds = verifying * rc.verifying[size_t(B)] + (1 - verifying) * rc.fresh[size_t(B)];
+  return rows * tokens / (spec_scale() * seconds);
 }
 
-// A round of block size B commits, per row, a_1, the accepted run of d_2..d_B (each accepted with probability
-// alpha while the run lasts) and one verifier token: 2 + alpha + ... + alpha^(B-1) expected tokens.
 double BlockSizer::rate(int B, int rows) const {
-  if (B == 0) return rows / (ar_scale() * predicted(0, rows));
+  if (B == 0) return rows / (ar_scale() * round_costs(rows).verifying[0]);
   const double a = alpha();
-  double expected = 2, ai = 1;
-  for (int i = 1; i < B; ++i) expected += (ai *= a);
-  return spec_rate(B, rows, expected);
+  double run = 0, ai = 1;
+  for (int i = 1; i < B; ++i) run += (ai *= a);
+  return spec_rate(B, rows, run);
 }
 
-void BlockSizer::observe_time(int B, double seconds, int committed, int rows) {
-  const double p = predicted(B, rows);
+void BlockSizer::observe_time(int B, int width, double seconds, int committed) {
+  const double p = costs_.at(width);
   if (!(p > 0) || !(seconds > 0)) return;
   const bool ar = B == 0;
   RecentMedian& ratio = ar ? learnt_.ar_ratio : learnt_.spec_ratio;
@@ -145,15 +156,15 @@ void BlockSizer::observe_time(int B, double seconds, int committed, int rows) {
   t = kDecay * t + committed;
 }
 
-// Runs every round: one pass, the expected tokens of B built from those of B - 1.
+// Runs every round: one pass, the expected run of B built from that of B - 1.
 int BlockSizer::best_block(int rows) const {
   const double a = alpha();
-  double expected = 2, ai = 1;  // B = 1
+  double run = 0, ai = 1;  // B = 1
   int best = 1;
-  double best_rate = spec_rate(1, rows, expected);
+  double best_rate = spec_rate(1, rows, run);
   for (int B = 2; B <= max_block_; ++B) {
-    expected += (ai *= a);
-    const double r = spec_rate(B, rows, expected);
+    run += (ai *= a);
+    const double r = spec_rate(B, rows, run);
     if (r > best_rate) {
       best = B;
       best_rate = r;

@@ -64,9 +64,9 @@ struct SpeculationMemory {
 };
 
 // Picks each round's block size for a batch of `rows` sequences decoded in lockstep, or 0 for a plain AR step
-// when no block size is expected to beat AR (a CPU forward of B + 1 tokens can cost many single-token
+// when no block size is expected to beat AR (a CPU forward of 2B tokens can cost many single-token
 // forwards). The whole batch takes the same kind of round, costed at the batch's total widths: a sequence
-// speculating alone would make every other one wait for its verify forward, and the time of that round would
+// speculating alone would make every other one wait for its wide forward, and the time of that round would
 // count against their AR steps. Whichever it chooses, it probes the other now and then (ProbeSchedule): drafts
 // that become good are noticed without paying for a speculative round every few tokens, and a calibration
 // that made AR steps look slow is corrected by measuring them. Where the forward costs leave speculation
@@ -86,16 +86,17 @@ class BlockSizer {
   int best_block(int rows = 1) const;
   // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes.
   int next(int rows = 1);
-  // After a verify: `checked` drafted tokens were compared, `accepted` of them matched.
+  // After a round: `checked` guesses were compared with the verifier, `accepted` of them matched.
   void observe(int checked, int accepted);
-  // Wall time of a finished round of block size B (0: AR step) over `rows` sequences that committed
-  // `committed` tokens in all. The calibrated forward costs leave out per-round work (sampling, bookkeeping,
-  // events) and were measured at one context length; the ratio of measured to predicted time, kept apart for
-  // AR steps and speculative rounds, corrects the prediction (the median of recent ratios, so that a stall
-  // does not). On top of the model, the measured seconds per committed token of speculative rounds and of AR
-  // steps are compared directly: once both are known, speculation that measured slower than AR is not chosen
-  // (probes still run), whatever the model predicts.
-  void observe_time(int B, double seconds, int committed, int rows = 1);
+  // Wall time of a finished round of block size B (0: AR step) whose forward had `width` rows in all (every
+  // sequence's c, guesses and masks) and committed `committed` tokens in all. The calibrated forward costs
+  // leave out per-round work (sampling, bookkeeping, events) and were measured at one context length; the
+  // ratio of measured to predicted time, kept apart for AR steps and speculative rounds, corrects the
+  // prediction (the median of recent ratios, so that a stall does not). On top of the model, the measured
+  // seconds per committed token of speculative rounds and of AR steps are compared directly: once both are
+  // known, speculation that measured slower than AR is not chosen (probes still run), whatever the model
+  // predicts.
+  void observe_time(int B, int width, double seconds, int committed);
   // True when measured speculative rounds cost more per committed token than measured AR steps.
   bool speculation_measured_slower() const;
   // True when some block size would beat AR steps were every drafted token accepted.
@@ -106,11 +107,12 @@ class BlockSizer {
   double rate(int B, int rows = 1) const;
 
  private:
-  // Predicted seconds of a round of block size B (0: AR step) for a batch of some rows, and the best
-  // tokens per predicted second over all B were every draft accepted; both fixed by the costs, and read every
-  // round for every B, so worked out once per batch size.
+  // Predicted seconds of the rounds of block size B for a batch of some rows: `verifying` (c, B - 1 guesses,
+  // B masks), `fresh` (c and B masks: the round after a rejected guess); index 0 is an AR step. And the best
+  // tokens per predicted second over all B were every guess accepted. Fixed by the costs, read every round for
+  // every B, so worked out once per batch size.
   struct RoundCosts {
-    std::vector<double> seconds;
+    std::vector<double> verifying, fresh;
     double full_acceptance_rate = 0;
   };
   ForwardCosts costs_;
@@ -118,11 +120,10 @@ class BlockSizer {
   SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
   mutable std::vector<RoundCosts> by_rows_;  // index: rows
   const RoundCosts& round_costs(int rows) const;
-  double predicted(int B, int rows) const { return round_costs(rows).seconds[size_t(B)]; }
   double ar_scale() const { return learnt_.ar_ratio.value(1); }
   double spec_scale() const { return learnt_.spec_ratio.value(1); }
-  // Rate of block size B given the expected committed tokens of its round (all rows).
-  double spec_rate(int B, int rows, double expected) const;
+  // Rate of block size B given S = alpha + ... + alpha^(B-1), the expected accepted run of B - 1 guesses.
+  double spec_rate(int B, int rows, double run) const;
 };
 
 }  // namespace saccade

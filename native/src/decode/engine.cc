@@ -16,7 +16,6 @@ const char* token_source_name(TokenSource s) {
     case TokenSource::AR: return "ar";
     case TokenSource::Accepted: return "accepted";
     case TokenSource::Corrected: return "corrected";
-    case TokenSource::Bonus: return "bonus";
     case TokenSource::Diffusion: return "diffusion";
   }
   return "ar";
@@ -50,6 +49,8 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
                         : auto_block             ? kMaxAutoBlock
                         : o.block_size > 0       ? o.block_size
                                                  : m.cfg.diffusion_block_size;
+  // A self-speculative forward holds the pending token, up to B - 1 guesses and B masks.
+  const int lookahead = o.mode == DecodeMode::Spec ? 2 * max_block : max_block;
   DecodeContext ctx{m, dec, o, sink, cancel, Rng(o.seed)};
   const size_t group = o.mode == DecodeMode::Diffusion ? 1 : size_t(o.batch_size);
   for (size_t first = 0; first < regions.size() && !cancel.load(); first += group) {
@@ -57,7 +58,7 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
     std::vector<Sequence*> seqs;
     for (size_t i = first; i < std::min(regions.size(), first + group); ++i) {
       const auto learnt = memory->image_share.find(regions[i].kind);
-      owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, max_block,
+      owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, lookahead,
                                                  learnt == memory->image_share.end() ? nullptr : &learnt->second));
       Sequence& seq = *owned.back();
       seqs.push_back(&seq);

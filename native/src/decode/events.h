@@ -6,7 +6,7 @@
 
 namespace saccade {
 
-enum class TokenSource { AR, Accepted, Corrected, Bonus, Diffusion };
+enum class TokenSource { AR, Accepted, Corrected, Diffusion };
 const char* token_source_name(TokenSource s);
 
 struct Fixation {

@@ -6,17 +6,36 @@ namespace saccade {
 
 namespace {
 
-// One sequence's state within a round.
+// Drafted tokens waiting for their verification: slot j guesses the token j + 1 places after the pending
+// token c, whatever the tokens between turn out to be.
+struct Guesses {
+  std::vector<int> ids;
+  std::vector<float> conf;             // the draft's probability of each
+  std::vector<std::vector<float>> q;   // draft distributions (sampling only)
+
+  int size() const { return int(ids.size()); }
+  void clear() { *this = Guesses{}; }
+  // Keeps the slots [from, from + n).
+  void keep(int from, int n) {
+    auto cut = [&](auto& v) {
+      if (v.empty()) return;
+      v.erase(v.begin() + from + n, v.end());
+      v.erase(v.begin(), v.begin() + from);
+    };
+    cut(ids);
+    cut(conf);
+    cut(q);
+  }
+};
+
+// One sequence's part of a round: the forward [c, g_1..g_k, MASK x B].
 struct RoundState {
   Sequence* seq;
-  int B = 0, L = 0, a1 = 0, forwards = 0, accepted = 0;
-  float a1_prob = 0;
-  std::vector<int> draft;               // d_1..d_B (after refinement)
-  std::vector<float> conf;              // draft probability of each
-  std::vector<std::vector<float>> q;    // draft distributions (sampling only)
-  std::vector<int> draft_shown, verify, committed;
-  std::vector<float> conf_shown;
-  double draft_ms = 0, verify_ms = 0;
+  Guesses* carried;  // verified this round, replaced by what it leaves for the next
+  int L = 0, k = 0, B = 0, forwards = 1, accepted = 0;
+  Guesses block;  // d_1..d_B drafted by the masks (d_1 sits where the verifier's own token goes)
+  std::vector<int> verify, committed;
+  double refine_ms = 0;
 };
 
 // Picks a token from one row of logits: argmax when greedy, else a sample from the processed distribution.
@@ -35,130 +54,123 @@ int pick(DecodeContext& ctx, const float* logits, std::vector<float>* dist_out, 
   return id;
 }
 
-// Extra denoising steps: re-mask drafted slots (j >= 2) below tau_c and predict them again with the block
-// attending bidirectionally. Returns the forwards spent.
-int refine(DecodeContext& ctx, RoundState& r) {
+// Verifies one guess against the verifier's row for its slot: greedy, a match; sampling, the speculative
+// rejection rule (accept with min(1, p/q), else resample from norm(max(0, p - q))), which keeps the AR
+// distribution. Returns the token committed there; *ok tells whether it is the guess.
+int check_guess(DecodeContext& ctx, const float* row, int guess, const std::vector<float>* q, bool* ok,
+                float* prob) {
+  const int V = ctx.model.cfg.text.vocab_size;
+  if (ctx.opts.temperature <= 0) {
+    const int a = argmax(row, V);
+    *ok = a == guess;
+    *prob = softmax_prob(row, V, a);
+    return a;
+  }
+  const std::vector<float> p = distribution(row, V, ctx.opts.temperature, ctx.opts.top_p);
+  *ok = ctx.rng.uniform() < std::min(1.0, double(p[size_t(guess)]) / double((*q)[size_t(guess)]));
+  int id = guess;
+  if (!*ok) {
+    std::vector<float> res(p.size());
+    double s = 0;
+    for (size_t i = 0; i < p.size(); ++i) s += res[i] = std::max(0.0f, p[i] - (*q)[i]);
+    if (s > 0) {
+      for (float& v : res) v = float(v / s);
+      id = sample(res, ctx.rng);
+    } else {
+      id = sample(p, ctx.rng);
+    }
+  }
+  *prob = p[size_t(id)];
+  return id;
+}
+
+// Extra denoising steps of a block whose first slot is the pending token: re-mask drafted slots (j >= 1)
+// below tau_c and predict them again, the block attending bidirectionally. Returns the forwards spent.
+int refine(DecodeContext& ctx, Sequence& seq, Guesses& block) {
   const int V = ctx.model.cfg.text.vocab_size, mask = ctx.model.cfg.mask_token_id;
-  Sequence& seq = *r.seq;
-  const int B = r.B, first = seq.cache().len;  // slot of d_1 (= a_1)
+  const int B = block.size(), first = seq.cache().len;
   int forwards = 0;
   for (int step = 0; step < ctx.opts.refine_steps && !ctx.cancel.load(); ++step) {
     std::vector<int> masked;
     for (int j = 1; j < B; ++j)
-      if (r.conf[size_t(j)] < ctx.opts.tau_c) masked.push_back(j);
+      if (block.conf[size_t(j)] < ctx.opts.tau_c) masked.push_back(j);
     if (masked.empty()) break;
     std::vector<Row> rows;
-    for (int j = 0; j < B; ++j) rows.push_back({j == 0 ? r.a1 : r.draft[size_t(j)], first + j, first + B});
+    for (int j = 0; j < B; ++j) rows.push_back({j == 0 ? seq.pending() : block.ids[size_t(j)], first + j, first + B});
     for (int j : masked) rows[size_t(j)].token = mask;
     const std::vector<float> logits = seq.forward(rows);
     seq.end_step(-1);
     ++forwards;
     for (int j : masked) {
-      std::vector<float>* qd = ctx.opts.temperature > 0 ? &r.q[size_t(j)] : nullptr;
-      r.draft[size_t(j)] = pick(ctx, logits.data() + size_t(j) * V, qd, &r.conf[size_t(j)]);
+      std::vector<float>* qd = ctx.opts.temperature > 0 ? &block.q[size_t(j)] : nullptr;
+      block.ids[size_t(j)] = pick(ctx, logits.data() + size_t(j) * V, qd, &block.conf[size_t(j)]);
     }
   }
   return forwards;
 }
 
-// Draft forward output -> a_1 (committed at once) and d_1..d_B. With B = 0 the forward was a plain AR step.
-void take_draft(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round) {
+// The forward's output: row i (i <= k) is the verifier at the slot of g_{i+1} (or, for i = k, of d_1); rows
+// k + 1.. are the masks. Commits the verified run of guesses, then the verifier's token at the first
+// mismatch or after the last guess, and leaves the next round's guesses: the new block's d_2..d_B when every
+// guess held (the masks drafted from a prefix that turned out true), else the guesses after the mismatch.
+void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round,
+                BlockSizer* sizer) {
   const int V = ctx.model.cfg.text.vocab_size;
   const bool sampling = ctx.opts.temperature > 0;
   Sequence& seq = *r.seq;
-  seq.cache().len = r.L + 1;  // c's KV is committed; the masks' KV stays scratch
-  seq.end_step(0);
-  r.a1 = pick(ctx, logits.data(), nullptr, &r.a1_prob);
-  r.forwards = 1;
-  if (r.B == 0) {
-    r.committed = r.verify = {r.a1};
-    seq.commit({{r.a1, TokenSource::AR, -1.0f, r.a1_prob, 0}}, round, ctx.sink);
-    return;
-  }
-  r.draft.resize(size_t(r.B));
-  r.conf.resize(size_t(r.B));
-  r.q.resize(sampling ? size_t(r.B) : 0);
+  Guesses& g = *r.carried;
+  r.block.ids.resize(size_t(r.B));
+  r.block.conf.resize(size_t(r.B));
+  r.block.q.resize(sampling ? size_t(r.B) : 0);
   for (int j = 0; j < r.B; ++j)
-    r.draft[size_t(j)] =
-        pick(ctx, logits.data() + size_t(1 + j) * V, sampling ? &r.q[size_t(j)] : nullptr, &r.conf[size_t(j)]);
-  r.draft_shown = r.draft;
-  r.conf_shown = r.conf;
-  if (r.B > 1) {
-    const double t0 = now_ms();
-    r.forwards += refine(ctx, r);
-    r.draft_ms += now_ms() - t0;
-  }
-  // a_1 is exact: commit it now (d_1 is replaced by it).
-  const bool match = r.draft[0] == r.a1;
-  r.committed = {r.a1};
-  r.verify = {r.a1};
-  r.accepted = match ? 1 : 0;
-  seq.commit({{r.a1, match ? TokenSource::Accepted : TokenSource::Corrected, r.conf[0], r.a1_prob, 0}}, round,
-             ctx.sink);
-}
-
-// Verify forward output (row i predicts a_{i+2}) -> accepted run + correction or bonus; the sizer (if any)
-// learns the acceptance.
-void take_verify(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round,
-                 BlockSizer* sizer) {
-  const int V = ctx.model.cfg.text.vocab_size;
-  const bool sampling = ctx.opts.temperature > 0;
-  Sequence& seq = *r.seq;
-  const int S = r.L + 1;
+    r.block.ids[size_t(j)] = pick(ctx, logits.data() + size_t(1 + r.k + j) * V,
+                                  sampling ? &r.block.q[size_t(j)] : nullptr, &r.block.conf[size_t(j)]);
   std::vector<Commit> out;
-  int checked = 0, matched = 0;
-  for (int i = 0; i < r.B; ++i) {
-    const float* row = logits.data() + size_t(i) * V;
-    r.verify.push_back(argmax(row, V));
-    if (i == r.B - 1) {  // every draft token matched: the verifier's next token is a bonus
-      float pr;
-      out.push_back({pick(ctx, row, nullptr, &pr), TokenSource::Bonus, -1.0f, pr, i});
-      break;
-    }
-    const int dj = r.draft[size_t(i + 1)];
-    const float qj = r.conf[size_t(i + 1)];
-    ++checked;
+  int matched = 0;
+  for (int i = 0; i < r.k; ++i) {
     bool ok;
     float pr;
-    if (!sampling) {
-      ok = r.verify.back() == dj;
-      pr = softmax_prob(row, V, ok ? dj : r.verify.back());
+    const int id = check_guess(ctx, logits.data() + size_t(i) * V, g.ids[size_t(i)],
+                               sampling ? &g.q[size_t(i)] : nullptr, &ok, &pr);
+    r.verify.push_back(id);
+    out.push_back({id, ok ? TokenSource::Accepted : TokenSource::Corrected, g.conf[size_t(i)], pr, i});
+    if (!ok) break;
+    ++matched;
+  }
+  if (matched == r.k) {  // every guess held: the verifier's own next token, set against the draft's d_1
+    float pr;
+    const int id = pick(ctx, logits.data() + size_t(r.k) * V, nullptr, &pr);
+    r.verify.push_back(id);
+    if (r.B == 0) {
+      out.push_back({id, TokenSource::AR, -1.0f, pr, r.k});
     } else {
-      std::vector<float> p = distribution(row, V, ctx.opts.temperature, ctx.opts.top_p);
-      const std::vector<float>& q = r.q[size_t(i + 1)];
-      ok = ctx.rng.uniform() < std::min(1.0, double(p[size_t(dj)]) / double(q[size_t(dj)]));
-      if (!ok) {  // resample from norm(max(0, p - q))
-        std::vector<float> res(p.size());
-        double s = 0;
-        for (size_t k = 0; k < p.size(); ++k) s += res[k] = std::max(0.0f, p[k] - q[k]);
-        if (s > 0) {
-          for (float& v : res) v = float(v / s);
-          r.verify.back() = sample(res, ctx.rng);
-        } else {
-          r.verify.back() = sample(p, ctx.rng);
-        }
-      }
-      pr = p[size_t(ok ? dj : r.verify.back())];
-    }
-    if (ok) {
-      ++matched;
-      out.push_back({dj, TokenSource::Accepted, qj, pr, i});
-    } else {
-      out.push_back({r.verify.back(), TokenSource::Corrected, qj, pr, i});
-      break;
+      const bool same = r.block.ids[0] == id;
+      out.push_back({id, same ? TokenSource::Accepted : TokenSource::Corrected, r.block.conf[0], pr, r.k});
     }
   }
-  r.accepted += matched;
-  if (sizer) sizer->observe(checked, matched);
+  r.accepted = matched;
+  if (sizer && r.k > 0) sizer->observe(int(out.size()) - (matched == r.k ? 1 : 0), matched);
   const int n = seq.commit(out, round, ctx.sink);
-  for (int k = 0; k < n; ++k) r.committed.push_back(out[size_t(k)].id);
-  // Verified KV is kept for every committed token except the last, which becomes the next c.
-  seq.cache().len = S + n;
+  for (int i = 0; i < n; ++i) r.committed.push_back(out[size_t(i)].id);
+  // c and the committed guesses keep their KV; the last committed token becomes the next c.
+  seq.cache().len = r.L + n;
   seq.end_step(n > 0 ? out[size_t(n - 1)].row : -1);
-  ++r.forwards;
+  if (seq.done()) return g.clear();
+  if (matched == r.k) {
+    g = r.block;
+    if (g.size() > 1 && ctx.opts.refine_steps > 0) {
+      const double t0 = now_ms();
+      r.forwards += refine(ctx, seq, g);
+      r.refine_ms = now_ms() - t0;
+    }
+    g.keep(1, std::max(0, g.size() - 1));
+  } else {
+    g.clear();
+  }
 }
 
-void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round_ms) {
+void emit_round(DecodeContext& ctx, const RoundState& r, const Guesses& checked, int round, double forward_ms,
+                double round_ms) {
   ++r.seq->stats().rounds;
   r.seq->stats().decode_ms += round_ms;
   Event e{};
@@ -166,14 +178,16 @@ void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round
   e.region_id = r.seq->id();
   e.round = round;
   e.block_size = r.B;
-  e.draft = r.draft_shown;
-  e.draft_conf = r.conf_shown;
+  e.draft = checked.ids;
+  e.draft_conf = checked.conf;
+  e.draft.insert(e.draft.end(), r.block.ids.begin(), r.block.ids.end());
+  e.draft_conf.insert(e.draft_conf.end(), r.block.conf.begin(), r.block.conf.end());
   e.verify = r.verify;
   e.accepted = r.accepted;
   e.committed = r.committed;
   e.forwards = r.forwards;
-  e.draft_ms = r.draft_ms;
-  e.verify_ms = r.verify_ms;
+  e.draft_ms = r.refine_ms;
+  e.verify_ms = forward_ms;
   ctx.sink.emit(std::move(e));
 }
 
@@ -181,69 +195,58 @@ void emit_round(DecodeContext& ctx, const RoundState& r, int round, double round
 
 void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer) {
   const ModelConfig& c = ctx.model.cfg;
+  std::vector<Guesses> carried(seqs.size());
   for (int round = 0; !ctx.cancel.load(); ++round) {
     const int running =
         int(std::count_if(seqs.begin(), seqs.end(), [](const Sequence* s) { return !s->done(); }));
     if (running == 0) break;
     const int chosen = sizer ? sizer->next(running) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
-    for (Sequence* s : seqs) {
+    std::vector<Guesses> checked;  // this round's guesses as they were, for the round events
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      Sequence* s = seqs[i];
       if (s->done()) continue;
       RoundState r;
       r.seq = s;
-      r.B = std::min(chosen, s->budget());
+      r.carried = &carried[i];
       r.L = s->cache().len;
+      // A block of B drafts guesses for B - 1 tokens; as many carried guesses are verified alongside. An AR
+      // step (B = 0) verifies none.
+      r.k = std::min({r.carried->size(), std::max(0, chosen - 1), s->budget() - 1});
+      r.carried->keep(0, r.k);
+      r.B = std::min(chosen, s->budget() - r.k);
+      checked.push_back(*r.carried);
       st.push_back(std::move(r));
     }
     const double round_t0 = now_ms();
 
-    // Draft forward [c, MASK x B]: c causal, the masks see the prefix, c and the whole block.
+    // One forward [c, g_1..g_k, MASK x B]: c and the guesses causal (the verifier), the masks see the prefix,
+    // c, the guesses and the whole block (the draft of the next tokens, were every guess right).
     std::vector<Sequence*> active;
     std::vector<std::vector<Row>> rows;
+    int width = 0;
     for (RoundState& r : st) {
       std::vector<Row> rr{{r.seq->pending(), r.L, r.L + 1}};
-      for (int j = 0; j < r.B; ++j) rr.push_back({c.mask_token_id, r.L + 1 + j, r.L + 1 + r.B});
+      for (int j = 1; j <= r.k; ++j) rr.push_back({r.carried->ids[size_t(j - 1)], r.L + j, r.L + j + 1});
+      const int first = r.L + 1 + r.k;
+      for (int j = 0; j < r.B; ++j) rr.push_back({c.mask_token_id, first + j, first + r.B});
+      width += int(rr.size());
       active.push_back(r.seq);
       rows.push_back(std::move(rr));
     }
-    double t0 = now_ms();
-    std::vector<std::vector<float>> logits = forward_batch(ctx.decoder, active, rows);
-    const double draft_ms = now_ms() - t0;
-    for (size_t i = 0; i < st.size(); ++i) {
-      st[i].draft_ms = draft_ms;
-      take_draft(ctx, st[i], logits[i], round);
-    }
+    const double t0 = now_ms();
+    const std::vector<std::vector<float>> logits = forward_batch(ctx.decoder, active, rows);
+    const double forward_ms = now_ms() - t0;
+    for (size_t i = 0; i < st.size(); ++i) take_round(ctx, st[i], logits[i], round, sizer);
 
-    // Verify forward [a_1, d_2..d_B], causal, for the sequences still running.
-    active.clear();
-    rows.clear();
-    std::vector<RoundState*> verifying;
-    for (RoundState& r : st) {
-      if (r.B == 0 || r.seq->done() || ctx.cancel.load()) continue;
-      const int S = r.L + 1;
-      std::vector<Row> rr;
-      for (int j = 0; j < r.B; ++j) rr.push_back({j == 0 ? r.a1 : r.draft[size_t(j)], S + j, S + j + 1});
-      active.push_back(r.seq);
-      rows.push_back(std::move(rr));
-      verifying.push_back(&r);
-    }
-    if (!active.empty()) {
-      t0 = now_ms();
-      logits = forward_batch(ctx.decoder, active, rows);
-      const double verify_ms = now_ms() - t0;
-      for (size_t i = 0; i < verifying.size(); ++i) {
-        verifying[i]->verify_ms = verify_ms;
-        take_verify(ctx, *verifying[i], logits[i], round, sizer);
-      }
-    }
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
     const double round_ms = now_ms() - round_t0;
     int committed = 0;
-    for (const RoundState& r : st) {
-      committed += int(r.committed.size());
-      emit_round(ctx, r, round, round_ms);
+    for (size_t i = 0; i < st.size(); ++i) {
+      committed += int(st[i].committed.size());
+      emit_round(ctx, st[i], checked[i], round, forward_ms, round_ms);
     }
-    if (sizer) sizer->observe_time(chosen, round_ms / 1000, committed, running);
+    if (sizer) sizer->observe_time(chosen, width, round_ms / 1000, committed);
   }
 }
 

@@ -21,7 +21,7 @@ static int prompt_for(const ModelConfig& c, const std::string& kind) {
   throw EngineError("unknown region kind '" + kind + "' (text, table or formula)");
 }
 
-Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block,
+Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int lookahead,
                    const std::vector<double>* image_share)
     : m_(m), dec_(dec), id_(in.id), kind_(in.kind) {
   const ModelConfig& c = m.cfg;
@@ -41,8 +41,8 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   text_pos_ = 1 + std::max(rows_, cols_);
   // Positions run out at max_position_embeddings; the output is capped there.
   max_text_slots_ = std::max(0, c.text.max_position_embeddings - text_pos_);
-  max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - max_block - 2));
-  cache_ = make_kv_cache(m, text_slot_ + max_new_ + max_block + 2);
+  max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - lookahead - 2));
+  cache_ = make_kv_cache(m, text_slot_ + max_new_ + lookahead + 2);
   if (o.repeat_guard) guard_ = std::make_unique<RepeatGuard>(m.tokenizer);
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, 1, 1 + n_img_, image_share);

@@ -41,8 +41,9 @@ struct Commit {
 class Sequence {
  public:
   // Preprocesses and encodes the image, prefills [BOS, IMG x N]; the prompt token becomes pending().
+  // lookahead: the most slots a forward writes past the committed text (its cache and positions are kept free).
   // image_share: fixation's per-layer image-attention shares learnt on an earlier region (nullptr: none).
-  Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int max_block,
+  Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int lookahead,
            const std::vector<double>* image_share = nullptr);
 
   const std::string& id() const { return id_; }

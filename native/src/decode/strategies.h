@@ -12,8 +12,9 @@ namespace saccade {
 // Plain autoregressive decoding, greedy or sampled.
 void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs);
 
-// Self-speculative decoding (docs/decisions/0002): diffusion draft, AR verify. The sizer picks every round's
-// block size for the whole batch; without one, the fixed block size from the options. Greedy output equals
+// Self-speculative decoding (docs/decisions/0002, 0016): each round is one forward that verifies the guesses
+// the previous block drafted and drafts the next block. The sizer picks every round's block size for the
+// whole batch; without one, the fixed block size from the options. Greedy output equals
 // decode_ar's; with sampling the speculative rejection rule keeps the AR distribution.
 void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer);
 

@@ -17,6 +17,5 @@ export const SOURCE_COLORS = {
   ar: '#a78bfa',
   accepted: '#34d399',
   corrected: '#f87171',
-  bonus: '#60a5fa',
   diffusion: '#fbbf24',
 } as const;

@@ -1,14 +1,15 @@
-// What happened to each drafted slot of a round (docs/decisions/0002): slot 1 is replaced by the verifier's
-// free token; later slots are accepted while they match the verifier, the first mismatch is corrected (the
-// verifier's token is committed instead), and everything after it is discarded. A round whose drafts all
-// matched ends with the verifier's bonus token.
+// What happened to each drafted slot of a round (docs/decisions/0016). The round's one forward verifies the
+// guesses the previous block left: accepted while they match the verifier, the first mismatch corrected (the
+// verifier's token committed instead), the rest discarded. When every guess held, the verifier's own next
+// token is free (the new block's first draft stood in its slot) and the block's later drafts are carried to
+// the next round as its guesses; after a mismatch the new block is discarded.
 import type { RoundEvent } from '../../../common/engine-types';
 
-export type SlotFate = 'free' | 'accepted' | 'corrected' | 'discarded' | 'bonus';
+export type SlotFate = 'accepted' | 'corrected' | 'discarded' | 'free' | 'carried';
 
 export interface Slot {
   fate: SlotFate;
-  /** The drafted token id (none for the bonus). */
+  /** The drafted token id (none for the verifier's token of a plain AR step). */
   draft: number | null;
   /** The token committed in this position, when one was. */
   committed: number | null;
@@ -17,16 +18,18 @@ export interface Slot {
 
 export function roundSlots(round: RoundEvent): Slot[] {
   const slots: Slot[] = [];
+  const checked = round.draft.length - round.blockSize;
   const n = round.committed.length;
+  const held = n > checked;
   for (let j = 0; j < round.draft.length; j++) {
     const draft = round.draft[j]!;
     const committed = j < n ? round.committed[j]! : null;
     let fate: SlotFate;
-    if (j === 0) fate = 'free';
-    else if (committed === null) fate = 'discarded';
-    else fate = committed === draft ? 'accepted' : 'corrected';
+    if (j < checked) fate = committed === null ? 'discarded' : committed === draft ? 'accepted' : 'corrected';
+    else if (!held) fate = 'discarded';
+    else fate = j === checked ? 'free' : 'carried';
     slots.push({ fate, draft, committed, draftConf: round.draftConf[j] ?? null });
   }
-  if (n > round.draft.length) slots.push({ fate: 'bonus', draft: null, committed: round.committed[n - 1]!, draftConf: null });
+  if (held && round.blockSize === 0) slots.push({ fate: 'free', draft: null, committed: round.committed[checked]!, draftConf: null });
   return slots;
 }
