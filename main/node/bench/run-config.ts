@@ -12,6 +12,7 @@ export interface RegionOutcome {
   text: string;
   stats: RegionStats;
   score: number;
+  /** Guesses accepted in each round that verified some. */
   acceptedPerRound: number[];
   /** Block size of every round (0: a plain AR step chosen by the automatic block size). */
   blockSizes: number[];
@@ -32,7 +33,7 @@ export async function runConfig(model: NativeModel, regions: BenchRegion[], name
     for (const e of events) {
       if (e.type === 'token') push(tokens, e.regionId, e);
       else if (e.type === 'round') {
-        push(rounds, e.regionId, e.accepted);
+        if (e.draft.length > e.blockSize) push(rounds, e.regionId, e.accepted);  // a round that verified guesses
         push(blocks, e.regionId, e.blockSize);
       }
       else if (e.type === 'region_start') grids.set(e.regionId, e.grid);

@@ -99,8 +99,20 @@ test('lines read unsurely in their first view are read again in the second, and 
   // First views of odd lines at 0.6 per token (unsure), every second view at 0.9.
   const unsure = (id: string) => id.endsWith('#0') && Number(id.split('/')[1]!.split('#')[0]) % 2 === 1;
   const prob = (id: string) => (unsure(id) ? 0.6 : id.endsWith('#1') ? 0.9 : 1);
-  const result = await decodeDocument(doc, fakeModel(seen, prob), DEFAULT_DECODE_OPTIONS, null, () => {}, new AbortController().signal);
+  const events: SessionEvent[] = [];
+  const result = await decodeDocument(doc, fakeModel(seen, prob), DEFAULT_DECODE_OPTIONS, null, (e) => events.push(...e), new AbortController().signal);
   doc.close();
+  // The first readings streamed live and the replaced ones were taken back: what the editor ends up showing
+  // of every region is the text its region_end reports.
+  const shown = new Map<string, string[]>();
+  for (const e of events) {
+    if (e.type === 'token') (shown.get(e.regionId) ?? shown.set(e.regionId, []).get(e.regionId)!)[e.index] = e.text;
+    if (e.type === 'retract') shown.get(e.regionId)!.length = e.index;
+  }
+  assert.ok(events.some((e) => e.type === 'retract'));
+  const ends = events.filter((e) => e.type === 'region_end');
+  assert.ok(ends.length > 0);
+  for (const e of ends) assert.equal((shown.get(e.regionId) ?? []).join('') + (e.tail ?? ''), e.text, e.regionId);
   const first = seen[0]!;
   assert.ok(first.every((r) => r.id.endsWith('#0')));
   const expected = first.filter((r) => unsure(r.id)).map((r) => r.id.replace('#0', '#1'));

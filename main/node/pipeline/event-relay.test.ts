@@ -109,3 +109,60 @@ test('a table cell of several lines joins its read lines by one space and skips 
   assert.equal(out.filter((e): e is TokenEvent => e.type === 'token').map((t) => t.text).join('') + (end.tail ?? ''), html);
   assert.equal(end.text, html);
 });
+
+/** The region's text as a viewer of the stream sees it: tokens placed by index, retracts cutting the end. */
+function seen(out: EngineEvent[]): string {
+  const texts: string[] = [];
+  for (const e of out) {
+    if (e.type === 'token') texts[e.index] = e.text;
+    if (e.type === 'retract') texts.length = e.index;
+  }
+  const end = out.find((e) => e.type === 'region_end');
+  return texts.join('') + (end?.type === 'region_end' ? end.tail ?? '' : '');
+}
+
+test('a line taken back whole and read again keeps its lead, its region_start is not repeated, and its fixations follow the new crop', () => {
+  const lines = [{ x0: 0, y0: 0, x1: 100, y1: 30 }, { x0: 0, y0: 40, x1: 100, y1: 70 }];
+  const out: EngineEvent[] = [];
+  const relay = new EventRelay(lines.map((box, line) => ({ id: `r/${line}`, regionId: 'r', line, box })),
+    new Map(), (events) => out.push(...events), () => {}, () => {});
+  relay.push([
+    { type: 'region_start', regionId: 'r/0', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    token('r/0', 'a'),
+    { type: 'region_end', regionId: 'r/0', text: 'a', stats },
+    { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    token('r/1', 'x'),
+    { type: 'retract', regionId: 'r/1', index: 0 },
+    { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 2, cols: 5 }, imageTokens: 10 },
+    token('r/1', 'b'),
+    { type: 'region_end', regionId: 'r/1', text: 'b', stats },
+  ]);
+  assert.deepEqual(out.filter((e) => e.type === 'region_start').length, 1);
+  const tokens = out.filter((e): e is TokenEvent => e.type === 'token');
+  assert.deepEqual(tokens.map((t) => [t.index, t.text]), [[0, 'a'], [1, ' x'], [1, ' b']]);
+  assert.deepEqual(tokens.at(-1)!.fixation?.frame, { box: lines[1], rows: 2, cols: 5 });
+  assert.equal(seen(out), 'a b');
+  const end = out.find((e) => e.type === 'region_end');
+  assert.ok(end?.type === 'region_end' && end.text === 'a b');
+});
+
+test('a table cell taken back whole gives its markup to the reading that replaces it, or to the next cell', () => {
+  const grid = { rows: 1, cols: 3, cells: [0, 1, 2].map((col) => ({ row: 0, col, colSpan: 1, lines: [{ x0: 40 * col, y0: 0, x1: 40 * col + 30, y1: 10 }] })) };
+  const out: EngineEvent[] = [];
+  const relay = new EventRelay(grid.cells.map((c, line) => ({ id: `t/${line}`, regionId: 't', line, box: c.lines[0]! })),
+    new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
+  const start = (id: string): EngineEvent => ({ type: 'region_start', regionId: id, kind: 'text', grid: { rows: 1, cols: 2 }, imageTokens: 2 });
+  relay.push([
+    start('t/0'), token('t/0', 'A'), { type: 'region_end', regionId: 't/0', text: 'A', stats },
+    // Replaced by another view's reading.
+    start('t/1'), token('t/1', 'x'), { type: 'retract', regionId: 't/1', index: 0 }, start('t/1'), token('t/1', 'B'),
+    { type: 'region_end', regionId: 't/1', text: 'B', stats },
+    // Dropped: the cell reads as nothing.
+    start('t/2'), token('t/2', 'y'), { type: 'retract', regionId: 't/2', index: 0 },
+    { type: 'region_end', regionId: 't/2', text: '', stats: { ...stats, tokens: 0 } },
+  ]);
+  const html = '<table><thead><tr><td>A</td><td>B</td><td></td></tr></thead></table>';
+  const end = out.find((e) => e.type === 'region_end');
+  assert.ok(end?.type === 'region_end' && end.text === html);
+  assert.equal(seen(out), html);
+});

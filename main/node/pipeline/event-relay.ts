@@ -2,6 +2,8 @@
 // crop's events to its layout region, holds back a later line's events until the earlier lines of the same
 // region have ended (the engine may run crops concurrently), and renumbers token indices and rounds so that a
 // region reads as one stream: one region_start (the first line's grid), one region_end with the joined text.
+// A line taken back whole (a retract at its index 0: another view's reading replaces it) gives its lead back
+// to the reading that follows.
 // A table read by cells streams as HTML: each cell's first token carries the markup before it, and the
 // region_end carries the closing tags as its `tail`.
 import type { EngineEvent, FixationFrame, RegionStats } from '../../../common/engine-types';
@@ -25,6 +27,10 @@ interface RegionStream {
   lead: string;
   /** A table's current cell has text already: a later line of it is set off by a space. */
   cellHasText: boolean;
+  /** The region_start went out (a line read in a second view starts again). */
+  started: boolean;
+  /** lead and cellHasText as they were before the current line's first token. */
+  lineStart: { lead: string; cellHasText: boolean } | null;
 }
 
 export function emptyStats(): RegionStats {
@@ -73,6 +79,7 @@ export class EventRelay {
         this.streams.set(c.regionId, {
           lines: c.line + 1, current: 0, buffered: new Map(), tokenOffset: 0, roundOffset: 0,
           lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(), table, lead: table?.leads[0] ?? '', cellHasText: false,
+          started: false, lineStart: null,
         });
       }
     }
@@ -99,7 +106,8 @@ export class EventRelay {
   private relay(s: RegionStream, regionId: string, e: EngineEvent, out: EngineEvent[]): void {
     switch (e.type) {
       case 'region_start':
-        if (s.current === 0) out.push({ ...e, regionId });
+        if (!s.started) out.push({ ...e, regionId });
+        s.started = true;
         return;
       case 'round':
         s.lineRounds = Math.max(s.lineRounds, e.round + 1);
@@ -108,6 +116,7 @@ export class EventRelay {
       case 'token': {
         s.lineTokens = Math.max(s.lineTokens, e.index + 1);
         const text = s.table ? escapeHtml(e.text) : e.text;
+        if (e.index === 0) s.lineStart = { lead: s.lead, cellHasText: s.cellHasText };
         if (e.index === 0 && s.table) {
           if (s.table.leads[s.current] === null && s.cellHasText) s.lead += ' ';
           s.cellHasText = true;
@@ -119,6 +128,7 @@ export class EventRelay {
       }
       case 'retract':
         s.lineTokens = Math.min(s.lineTokens, e.index);
+        if (e.index === 0 && s.lineStart) ({ lead: s.lead, cellHasText: s.cellHasText } = s.lineStart);
         out.push({ ...e, regionId, index: e.index + s.tokenOffset });
         return;
       case 'region_end': {
@@ -129,6 +139,7 @@ export class EventRelay {
         s.roundOffset += Math.max(s.lineRounds, e.stats.rounds);
         s.lineTokens = 0;
         s.lineRounds = 0;
+        s.lineStart = null;
         s.current++;
         if (s.current >= s.lines) {
           const lines = [...s.texts];

@@ -26,15 +26,19 @@ const crops = [
   { id: 't/0', kind: 'table' as const, views: [{ id: 't/0#0' }] },
 ];
 
-test('the reading with the higher joint probability is kept, under the crop id, once every view has ended', () => {
+test('the first view streams live; the reading with the higher joint probability replaces it once every view has ended', () => {
   const out: EngineEvent[] = [];
   const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
   // "cat" at 0.9 x 0.5 x 0.9 = 0.405 against "cot" at 0.8 x 0.7 x 0.8 = 0.448: the second view wins.
   chooser.push(reading('r/0#0', 'cat', [0.9, 0.5, 0.9], 4));
-  assert.equal(out.length, 0, 'held while the second view is still reading');
+  assert.deepEqual(out.map((e) => e.type), ['region_start', 'token', 'token', 'token'], 'streamed, its end held');
   chooser.push(reading('r/0#1', 'cot', [0.8, 0.7, 0.8], 5));
-  assert.deepEqual(out.map((e) => e.regionId), Array(5).fill('r/0'));
-  assert.equal(out.filter((e) => e.type === 'token').map((e) => (e as TokenEvent).text).join(''), 'cot');
+  assert.deepEqual(out.map((e) => e.regionId), Array(10).fill('r/0'));
+  assert.deepEqual(out.slice(4).map((e) => e.type), ['retract', 'region_start', 'token', 'token', 'token', 'region_end']);
+  assert.equal((out[4] as { index: number }).index, 0, 'the first reading is taken back whole');
+  const replacement = out.slice(5).filter((e): e is TokenEvent => e.type === 'token');
+  assert.equal(replacement.map((e) => e.text).join(''), 'cot');
+  assert.deepEqual(replacement.map((e) => e.round), [3, 4, 5], 'its rounds follow the first view\'s');
   const end = out.at(-1)!;
   assert.ok(end.type === 'region_end');
   assert.equal(end.text, 'cot');
@@ -70,11 +74,11 @@ test('a line read with too little confidence keeps its place and reads as nothin
   // Mean log probability of (0.9, 0.6, 0.7) is -0.32: below the bar, so nothing of it is kept.
   assert.ok(readingLogProb([0.9, 0.6, 0.7]) / 3 < MIN_MEAN_LOG_PROB);
   chooser.push(reading('l/0#0', 'xyz', [0.9, 0.6, 0.7], 3));
-  assert.deepEqual(out.map((e) => e.type), ['region_start', 'region_end']);
+  assert.deepEqual(out.map((e) => e.type), ['region_start', 'token', 'token', 'token', 'retract', 'region_end']);
   assert.equal(dropped.length, 1);
   assert.deepEqual([dropped[0]!.cropId, dropped[0]!.text], ['l/0', 'xyz']);
   assert.ok(Math.abs(dropped[0]!.meanProb - Math.cbrt(0.9 * 0.6 * 0.7)) < 1e-12);
-  const end = out[1]!;
+  const end = out[5]!;
   assert.ok(end.type === 'region_end' && end.text === '' && end.stats.tokens === 0 && end.stats.forwards === 3);
   assert.equal(chooser.chosen.has('l/0'), false);
   // (0.9, 0.7, 0.9) averages -0.19 and is kept.
@@ -109,10 +113,12 @@ test('a sure first reading is kept at once; an unsure one waits for the other vi
   // a: mean log probability -0.07, sure; b: -0.22, not sure.
   chooser.push([...reading('a/0#0', 'ok', [0.95, 0.92], 2), ...reading('b/0#0', 'hm', [0.8, 0.8], 2)]);
   assert.equal(chooser.chosen.get('a/0'), 'a/0#0');
-  assert.deepEqual(out.filter((e) => e.type === 'token').map((e) => e.regionId), ['a/0', 'a/0']);
+  assert.deepEqual(out.filter((e) => e.type === 'region_end').map((e) => e.regionId), ['a/0']);
   assert.deepEqual(chooser.awaiting(), ['b/0#1']);
   chooser.push(reading('b/0#1', 'hmm', [0.9, 0.9, 0.9], 3));
   assert.equal(chooser.chosen.get('b/0'), 'b/0#1');
+  assert.deepEqual(out.filter((e) => e.regionId === 'b/0').map((e) => e.type === 'token' ? e.text : e.type),
+    ['region_start', 'h', 'm', 'retract', 'region_start', 'h', 'm', 'm', 'region_end']);
   assert.deepEqual(chooser.awaiting(), []);
   // A late reading of a view no longer wanted changes nothing.
   const before = out.length;

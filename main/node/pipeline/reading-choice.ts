@@ -5,9 +5,12 @@
 // empty reading, whose end-of-text probability is not reported, loses to any other). A kept reading whose
 // tokens average below MIN_MEAN_LOG_PROB is dropped: on scans such readings are nearly always invented, from
 // a rule, a dotted leader or a figure the layout took for text, or garbled beyond use
-// (docs/decisions/0015-line-views.md), and the line or table cell reads as empty. A line's events are held
-// until its reading is chosen, then go on under the crop's id; tables and formulas read whole stream live.
-// The cost of every view read stays in the crop's statistics, so throughput figures count the work done.
+// (docs/decisions/0015-line-views.md), and the line or table cell reads as empty. A line's first view streams
+// live under the crop's id, so the user watches it being read; its end waits for the choice. When another
+// view wins, the first view's tokens are taken back (a retract at index 0) and the winner's follow, its rounds
+// numbered after the first view's; a dropped reading is taken back the same way. Later views are held until
+// the choice. Tables and formulas read whole stream live. The cost of every view read stays in the crop's
+// statistics, so throughput figures count the work done.
 import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../../../common/engine-types';
 
 /** Mean natural log of the token probabilities below which a line's reading is dropped (e^-0.3 = 0.74). */
@@ -17,16 +20,20 @@ export const MIN_MEAN_LOG_PROB = -0.3;
 export const SURE_MEAN_LOG_PROB = -0.1;
 
 interface ViewReading {
+  /** Held events (later views only: the first view's stream live). */
   events: EngineEvent[];
   /** Verifier probability of each kept token, by index. */
   probs: number[];
+  /** Rounds seen (in round and token events): a later view's rounds are numbered after them. */
+  rounds: number;
   end: RegionEndEvent | null;
 }
 
 interface CropReadings {
   cropId: string;
-  /** In the crop's order of views: the first is read first. */
+  /** In the crop's order of views: the first is read first, and streams live. */
   views: Map<string, ViewReading>;
+  firstViewId: string;
 }
 
 /** Natural log of a reading's joint probability; a probability of zero counts as 1e-9. */
@@ -69,9 +76,9 @@ export class ReadingChooser {
         this.chosen.set(c.id, c.views[0]!.id);
         continue;
       }
-      const readings: CropReadings = { cropId: c.id, views: new Map() };
+      const readings: CropReadings = { cropId: c.id, views: new Map(), firstViewId: c.views[0]!.id };
       for (const v of c.views) {
-        readings.views.set(v.id, { events: [], probs: [], end: null });
+        readings.views.set(v.id, { events: [], probs: [], rounds: 0, end: null });
         this.byView.set(v.id, readings);
       }
     }
@@ -88,13 +95,14 @@ export class ReadingChooser {
       const crop = this.byView.get(e.regionId);
       if (!crop) continue;
       const view = crop.views.get(e.regionId)!;
-      view.events.push(e);
       if (e.type === 'token') view.probs[e.index] = e.arProb;
       if (e.type === 'retract') view.probs.length = Math.min(view.probs.length, e.index);
+      if (e.type === 'round' || e.type === 'token') view.rounds = Math.max(view.rounds, e.round + 1);
       if (e.type === 'region_end') {
         view.end = e;
         this.decide(crop, out);
-      }
+      } else if (e.regionId === crop.firstViewId) out.push({ ...e, regionId: crop.cropId });
+      else view.events.push(e);
     }
     if (out.length) this.forward(out);
   }
@@ -124,17 +132,24 @@ export class ReadingChooser {
     const [bestId, reading] = best;
     const stats = withCostOf(reading.end!.stats, views.map(([, v]) => v.end!.stats));
     const mean = meanLogProb(reading.probs);
+    const takeBackFirst = () => {
+      if (first.probs.length > 0) out.push({ type: 'retract', regionId: crop.cropId, index: 0 });
+    };
     if (this.onDropped && mean < MIN_MEAN_LOG_PROB) {
       // The line keeps its place in the region and reads as nothing.
       this.onDropped({ cropId: crop.cropId, text: reading.end!.text, meanProb: Math.exp(mean) });
-      const start = reading.events.find((e) => e.type === 'region_start');
-      if (start) out.push({ ...start, regionId: crop.cropId });
+      takeBackFirst();
       out.push({ ...reading.end!, regionId: crop.cropId, text: '', stats: { ...stats, tokens: 0 } });
       return;
     }
     this.chosen.set(crop.cropId, bestId);
-    for (const e of reading.events) {
-      out.push(e.type === 'region_end' ? { ...e, regionId: crop.cropId, stats } : { ...e, regionId: crop.cropId });
+    if (reading !== first) {
+      takeBackFirst();
+      const after = first.rounds;
+      for (const e of reading.events) {
+        out.push(e.type === 'round' || e.type === 'token' ? { ...e, regionId: crop.cropId, round: e.round + after } : { ...e, regionId: crop.cropId });
+      }
     }
+    out.push({ ...reading.end!, regionId: crop.cropId, stats });
   }
 }
