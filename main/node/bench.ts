@@ -51,10 +51,14 @@ function configs(focalLayers: number): Array<[string, DecodeOptions]> {
     ['diffusion_0.9', { mode: 'diffusion', blockSize: 32, tauC: 0.9 }],
     ['diffusion_0.99', { mode: 'diffusion', blockSize: 32, tauC: 0.99 }],
   ];
-  return modes.flatMap(([name, o]): Array<[string, DecodeOptions]> => [
-    [name, { ...base, ...o, fixation: { ...base.fixation, enabled: false } }],
-    [`${name}+fixation`, { ...base, ...o, fixation: { ...base.fixation, enabled: true, focalLayers, keepRatio: PRUNING_KEEP_RATIO } }],
-  ]);
+  return [
+    ...modes.flatMap(([name, o]): Array<[string, DecodeOptions]> => [
+      [name, { ...base, ...o, fixation: { ...base.fixation, enabled: false } }],
+      [`${name}+fixation`, { ...base, ...o, fixation: { ...base.fixation, enabled: true, focalLayers, keepRatio: PRUNING_KEEP_RATIO } }],
+    ]),
+    // The heatmaps as the app shows them: focal layers found, nothing pruned.
+    ['ar+heatmaps', { ...base, mode: 'ar', fixation: { ...base.fixation, enabled: true, focalLayers } }],
+  ];
 }
 
 function sameOutputs(a: ConfigOutcome, b: ConfigOutcome): number {
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
   const get = (n: string) => results.get(n)!;
   const ar = get('ar');
   const arFix = get('ar+fixation');
+  const heatmaps = get('ar+heatmaps');
   const attention = (o: ConfigOutcome) => sum(o, (r) => r.stats.attentionMs);
 
   const widths = Array.from({ length: 64 }, (_, i) => i + 1);
@@ -157,6 +162,8 @@ async function main(): Promise<void> {
       decode_speedup: round(ratio(decodeMs(ar), decodeMs(arFix)), 3),
       hit_rate: round(arFix.hits.total ? arFix.hits.hits / arFix.hits.total : null),
       hit_tokens: arFix.hits.total,
+      heatmap_hit_rate: round(heatmaps.hits.total ? heatmaps.hits.hits / heatmaps.hits.total : null),
+      heatmap_hit_tokens: heatmaps.hits.total,
       spec_auto_accuracy_retained: round(ratio(meanScore(get('spec_auto+fixation')), meanScore(get('spec_auto')))),
     },
     forward_cost: cost.widths.map((w, i) => ({ width: w, seconds: cost.seconds[i] })),

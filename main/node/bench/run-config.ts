@@ -32,6 +32,7 @@ export async function runConfig(model: NativeModel, regions: BenchRegion[], name
   const onEvents = (events: EngineEvent[]) => {
     for (const e of events) {
       if (e.type === 'token') push(tokens, e.regionId, e);
+      else if (e.type === 'retract') tokens.get(e.regionId)?.splice(e.index);
       else if (e.type === 'round') {
         if (e.draft.length > e.blockSize) push(rounds, e.regionId, e.accepted);  // a round that verified guesses
         push(blocks, e.regionId, e.blockSize);
