@@ -1,7 +1,7 @@
 // End to end: the CLI turns a two-page PDF and a photographed page into Markdown with the real engine (a
 // small random checkpoint stands in for the trained model, so the text is noise but every stage runs; its
 // readings are all unsure, so they are kept by --keep-unsure and dropped without), reports a bad file on one
-// line and goes on.
+// line and goes on; --json and --hocr write the streamed detail and the words with their boxes beside it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
   const samples = join(ROOT, 'assets', 'samples');
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'),
     join(samples, 'two-page-report.pdf'), bad, join(samples, 'page-photo.jpg'),
-    '-o', join(out, 'md'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
+    '-o', join(out, 'md'), '--json', '--hocr', '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /error: .*notes\.pdf: not a readable PDF/);
   assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens, [\d.]+ tokens per forward, mode ar, backend cpu/);
@@ -33,6 +33,20 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes
     const region = json.pages[0].regions.find((x: { tokens: unknown[] }) => x.tokens.length > 0);
     assert.ok(region, 'no region has tokens');
     assert.ok(region.box.x1 > region.box.x0 && typeof region.text === 'string');
+    // hOCR: a page element per page, and every word inside its page.
+    const hocr = readFileSync(join(out, 'md', `${stem}.hocr`), 'utf8');
+    const pages = hocr.split('class="ocr_page"').slice(1);
+    assert.equal(pages.length, json.pages.length);
+    let words = 0;
+    for (const page of pages) {
+      const [width, height] = page.match(/title="bbox 0 0 (\d+) (\d+)/)!.slice(1).map(Number) as [number, number];
+      for (const w of page.matchAll(/class="ocrx_word" [^>]*title="bbox (\d+) (\d+) (\d+) (\d+); x_wconf (\d+)"/g)) {
+        const [x0, y0, x1, y1, conf] = w.slice(1).map(Number) as [number, number, number, number, number];
+        assert.ok(x0 >= 0 && y0 >= 0 && x0 <= x1 && y0 <= y1 && x1 <= width && y1 <= height && conf >= 0 && conf <= 100, w[0]);
+        words++;
+      }
+    }
+    assert.ok(words > 0, `${stem}.hocr has no words`);
   }
   const strict = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), join(samples, 'page-photo.jpg'),
     '-o', join(out, 'strict'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar'], { encoding: 'utf8', cwd: ROOT });

@@ -1,13 +1,15 @@
-// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]`:
-// scans to Markdown from the command line. A file that cannot be read is reported on one line and the
+// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json] [--hocr]`:
+// scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. A file that cannot be read is reported on one line and the
 // batch goes on; the exit status says whether every file succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent } from '../../common/engine-types';
-import type { LayoutRegion, SessionEvent } from '../../common/protocol';
+import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent, type RegionStats, type TokenEvent } from '../../common/engine-types';
+import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
+import { renderHocr } from './hocr';
 import { defaultModelDir, loadAddon } from './native-addon';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { ProgressBar } from './pipeline/progress-bar';
+import { regionWords } from './pipeline/word-boxes';
 
 interface CliArgs {
   files: string[];
@@ -15,22 +17,25 @@ interface CliArgs {
   options: DecodeOptions;
   analysis: PageAnalysisOptions;
   json: boolean;
+  hocr: boolean;
   modelDir: string;
   threads: number | undefined;
 }
 
-const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json]
+const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json] [--hocr]
                      [--keep-ratio R image tokens kept after the focal layers, 1 = all]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
                      [--model DIR] [--threads N] [--max-tokens N per region] [--batch N regions per forward]
   PDF, PNG, JPEG and TIFF files. With one input, -o may name a .md file; with several it names a folder.
-  Without -o the Markdown goes to standard output.`;
+  Without -o the Markdown goes to standard output. --json and --hocr write <name>.json and <name>.hocr beside
+  it: the JSON has every region, round and token; hOCR has every word with its box (from where the model
+  looked while writing it; needs fixation) and its confidence.`;
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {
-    files: [], out: null, json: false, modelDir: defaultModelDir(), threads: undefined, analysis: { ...DEFAULT_PAGE_ANALYSIS },
+    files: [], out: null, json: false, hocr: false, modelDir: defaultModelDir(), threads: undefined, analysis: { ...DEFAULT_PAGE_ANALYSIS },
     options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
   };
   for (let i = 0; i < argv.length; i++) {
@@ -57,6 +62,7 @@ export function parseArgs(argv: string[]): CliArgs {
     } else if (a === '--views') args.analysis.lineViews = firstLineViews(value());
     else if (a === '--keep-unsure') args.analysis.dropUnsure = false;
     else if (a === '--json') args.json = true;
+    else if (a === '--hocr') args.hocr = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = Number(value());
     else if (a === '--max-tokens') args.options.maxNewTokens = Number(value());
@@ -94,27 +100,38 @@ export function outputPaths(files: string[], out: string | null): Array<string |
   });
 }
 
+interface RecordedRegion extends LayoutRegion {
+  grid: { rows: number; cols: number } | null;
+  rounds: Array<Extract<EngineEvent, { type: 'round' }>>;
+  tokens: TokenEvent[];
+  unsure: Array<{ box: Box; text: string; meanProb: number }>;
+  text?: string;
+  stats?: RegionStats;
+}
+
 /**
- * The JSON result: region boxes and types per page, with the rounds and tokens the UI replays, and the lines
- * whose unsure readings were left out of the text.
+ * What a document's decode streamed, per layout region: the JSON result (region boxes and types per page,
+ * with the rounds and tokens the UI replays, and the lines whose unsure readings were left out of the text)
+ * and the hOCR one (the words of the text as it stands, after every retract, with their boxes).
  */
-class JsonRecorder {
-  readonly pages = new Map<number, Array<LayoutRegion & { text?: string; stats?: unknown; rounds: unknown[]; tokens: unknown[]; unsure: unknown[] }>>();
-  private readonly byId = new Map<string, { rounds: unknown[]; tokens: unknown[]; unsure: unknown[]; text?: string; stats?: unknown }>();
+class RunRecorder {
+  private readonly pages = new Map<number, RecordedRegion[]>();
+  private readonly byId = new Map<string, RecordedRegion>();
 
   record(events: SessionEvent[]): void {
     for (const e of events) {
       if (e.type === 'page_layout') {
-        const regions = e.regions.map((r) => ({ ...r, rounds: [] as unknown[], tokens: [] as unknown[], unsure: [] as unknown[] }));
+        const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
         for (const r of regions) this.byId.set(r.id, r);
         this.pages.set(e.page, regions);
       } else if (e.type === 'unsure_line') {
         this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
-      } else if (e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
-        const r = this.byId.get((e as EngineEvent).regionId);
+      } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
+        const r = this.byId.get(e.regionId);
         if (!r) continue;
-        if (e.type === 'round') r.rounds.push(stripRegion(e));
-        else if (e.type === 'token') r.tokens.push(stripRegion(e));
+        if (e.type === 'region_start') r.grid = e.grid;
+        else if (e.type === 'round') r.rounds.push(e);
+        else if (e.type === 'token') r.tokens.push(e);
         else if (e.type === 'retract') r.tokens.length = Math.min(r.tokens.length, e.index);
         else {
           r.text = e.text;
@@ -125,7 +142,22 @@ class JsonRecorder {
   }
 
   toJSON(): unknown {
-    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]).map(([page, regions]) => ({ page, regions }));
+    return this.sortedPages().map(([page, regions]) => ({
+      page,
+      regions: regions.map(({ grid: _grid, ...r }) => ({ ...r, rounds: r.rounds.map(stripRegion), tokens: r.tokens.map(stripRegion) })),
+    }));
+  }
+
+  toHocr(doc: DocumentInfo): string {
+    const byPage = new Map(this.sortedPages());
+    return renderHocr(doc, doc.pages.map((_, p) => (byPage.get(p) ?? [])
+      .filter((r) => r.tokens.length > 0)
+      .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
+      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table') }))));
+  }
+
+  private sortedPages(): Array<[number, RecordedRegion[]]> {
+    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]);
   }
 }
 
@@ -168,11 +200,11 @@ async function main(): Promise<number> {
       failed++;
       continue;
     }
-    const recorder = new JsonRecorder();
+    const recorder = new RunRecorder();
     try {
       bar.start(`${basename(file)} (${i + 1}/${args.files.length})`);
       const result = await decodeDocument(doc, model, args.options, null, (events) => {
-        if (args.json) recorder.record(events);
+        if (args.json || args.hocr) recorder.record(events);
         for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
       }, controller.signal, args.analysis);
       bar.done();
@@ -184,11 +216,12 @@ async function main(): Promise<number> {
       const out = outputs[i];
       if (out) writeFileSync(out, result.markdown);
       else process.stdout.write(result.markdown);
+      const beside = (ext: string) => (out ? out.replace(/\.md$/i, '') : basename(file, extname(file))) + ext;
       if (args.json) {
         const json = { document: doc.info, options: args.options, pages: recorder.toJSON(), regions: result.regions, cancelled: result.cancelled };
-        const path = out ? out.replace(/\.md$/i, '') + '.json' : `${basename(file, extname(file))}.json`;
-        writeFileSync(path, JSON.stringify(json));
+        writeFileSync(beside('.json'), JSON.stringify(json));
       }
+      if (args.hocr) writeFileSync(beside('.hocr'), recorder.toHocr(doc.info));
     } catch (err) {
       bar.done();
       console.error(`error: ${file}: ${(err as Error).message}`);

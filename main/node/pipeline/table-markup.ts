@@ -16,6 +16,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+export function unescapeHtml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 /** The first row is the header (`thead`), as in most tables; empty grid positions become empty cells. */
 export function tableMarkup(grid: TableGrid): TableMarkup {
   const leads: Array<string | null> = [];

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { DocumentInfo, LayoutRegion } from '../../common/protocol';
+import { renderHocr } from './hocr';
+
+/** Every element closed in order (the XHTML is well formed as far as its tags go). */
+function balanced(xml: string): boolean {
+  const stack: string[] = [];
+  for (const m of xml.replace(/<\?[^>]*\?>|<!DOCTYPE[^>]*>/g, '').matchAll(/<(\/?)([a-z]+)[^>]*?(\/?)>/g)) {
+    if (m[3]) continue;
+    if (!m[1]) stack.push(m[2]!);
+    else if (stack.pop() !== m[2]) return false;
+  }
+  return stack.length === 0;
+}
+
+test('hOCR holds each page, region, line and word with its box and the word\'s confidence, text escaped', () => {
+  const doc: DocumentInfo = { docId: 'd', name: 'a&b.pdf', format: 'pdf', pages: [{ index: 0, width: 600, height: 800 }, { index: 1, width: 600, height: 800 }] };
+  const region: LayoutRegion = { id: 'p0-r0', page: 0, kind: 'text', box: { x0: 10, y0: 20, x1: 300.4, y1: 60 }, order: 0 };
+  const hocr = renderHocr(doc, [[{ region, lines: [{ box: { x0: 10, y0: 20, x1: 120, y1: 40 }, words: [
+    { text: 'x<y', box: { x0: 10.2, y0: 20, x1: 49.6, y1: 40 }, confidence: 0.876 },
+    { text: '"ok"', box: { x0: 60, y0: 20, x1: 120, y1: 40 }, confidence: 0.3 },
+  ] }] }], []]);
+  assert.ok(balanced(hocr));
+  assert.match(hocr, /<title>a&amp;b\.pdf<\/title>/);
+  assert.match(hocr, /class="ocr_page" id="page_1" title="bbox 0 0 600 800; ppageno 0"/);
+  assert.match(hocr, /class="ocr_page" id="page_2" title="bbox 0 0 600 800; ppageno 1"/);
+  assert.match(hocr, /class="ocr_carea" [^>]*title="bbox 10 20 300 60"/);
+  assert.match(hocr, /class="ocr_line" [^>]*title="bbox 10 20 120 40"/);
+  assert.match(hocr, /class="ocrx_word" [^>]*title="bbox 10 20 50 40; x_wconf 88">x&lt;y<\/span> <span/);
+  assert.match(hocr, /x_wconf 30">&quot;ok&quot;<\/span>/);
+  const ids = [...hocr.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+  assert.equal(new Set(ids).size, ids.length, 'ids are unique');
+});

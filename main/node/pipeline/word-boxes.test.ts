@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { FixationFrame, TokenEvent } from '../../../common/engine-types';
+import { regionWords } from './word-boxes';
+
+function token(text: string, arProb: number, peak: number | null, frame?: FixationFrame): TokenEvent {
+  return { type: 'token', regionId: 'r', index: 0, id: 5, text, round: 0, source: 'ar', draftConf: -1, arProb,
+    fixation: peak === null ? null : { indices: [peak, 0], weights: [0.9, 0.1], ...(frame ? { frame } : {}) } };
+}
+
+test('words of line crops take their line\'s height and the span of their tokens\' fixation cells', () => {
+  // Two line crops, each 1 x 10 cells of 10 px from x = 100.
+  const line0: FixationFrame = { box: { x0: 100, y0: 50, x1: 200, y1: 70 }, rows: 1, cols: 10 };
+  const line1: FixationFrame = { box: { x0: 100, y0: 80, x1: 200, y1: 100 }, rows: 1, cols: 10 };
+  const lines = regionWords({ x0: 90, y0: 40, x1: 210, y1: 110 }, { rows: 1, cols: 4 }, [
+    token('Net', 0.9, 1, line0), token(' sal', 0.8, 4, line0), token('es', 0.5, 5, line0),
+    token(' 42', 0.6, 9, line1),
+  ], false);
+  assert.equal(lines.length, 2);
+  assert.deepEqual(lines[0]!.words.map((w) => [w.text, w.box]), [
+    ['Net', { x0: 110, y0: 50, x1: 120, y1: 70 }],
+    ['sales', { x0: 140, y0: 50, x1: 160, y1: 70 }],
+  ]);
+  assert.ok(Math.abs(lines[0]!.words[1]!.confidence - Math.sqrt(0.8 * 0.5)) < 1e-12);
+  assert.deepEqual(lines[0]!.box, { x0: 110, y0: 50, x1: 160, y1: 70 });
+  assert.deepEqual(lines[1]!.words.map((w) => [w.text, w.box, w.confidence]), [['42', { x0: 190, y0: 80, x1: 200, y1: 100 }, 0.6]]);
+});
+
+test('a region read whole splits its lines at newlines and places words by row and column', () => {
+  // The region's own 2 x 4 grid of 25 x 10 px cells.
+  const lines = regionWords({ x0: 0, y0: 0, x1: 100, y1: 20 }, { rows: 2, cols: 4 }, [
+    token('x', 1, 0), token(' = 1', 1, 3), token('\n', 1, 3), token('y', 1, 5),
+  ], false);
+  assert.deepEqual(lines.map((l) => l.words.map((w) => [w.text, w.box])), [
+    [['x', { x0: 0, y0: 0, x1: 25, y1: 10 }], ['=', { x0: 75, y0: 0, x1: 100, y1: 10 }], ['1', { x0: 75, y0: 0, x1: 100, y1: 10 }]],
+    [['y', { x0: 25, y0: 10, x1: 50, y1: 20 }]],
+  ]);
+});
+
+test('table markup is not a word, entities are text, and words without fixation take their line', () => {
+  const cell: FixationFrame = { box: { x0: 0, y0: 0, x1: 50, y1: 10 }, rows: 1, cols: 5 };
+  const lines = regionWords({ x0: 0, y0: 0, x1: 100, y1: 40 }, null, [
+    { ...token('<table><tr><td>A', 0.9, 0, cell) }, token('&amp;B', 0.9, 1, cell),
+    { ...token('<td>C', 0.4, null) },
+  ], true);
+  assert.deepEqual(lines.map((l) => l.words.map((w) => w.text)), [['A&B'], ['C']]);
+  assert.deepEqual(lines[1]!.words[0]!.box, { x0: 0, y0: 0, x1: 100, y1: 40 }, 'no frame, no fixation: the region');
+});
