@@ -60,7 +60,7 @@ function TintLegend() {
   return (
     <span className="tint-legend" title="How each token was committed">
       <i className="tok tok-ar">free</i><i className="tok tok-accepted">accepted</i><i className="tok tok-corrected">corrected</i>
-      <i className="tok tok-diffusion">diffusion</i>
+      <i className="tok tok-diffusion">diffusion</i><i className="tok tok-check" title="The model gave it a probability under 0.7">check</i>
     </span>
   );
 }

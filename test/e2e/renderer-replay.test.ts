@@ -59,6 +59,7 @@ test('a sample page decodes with streaming tokens, rounds and a live heatmap', a
   assert.equal(rounds, expected);
   assert.ok(await page.locator('.tok-accepted').count() > 10, 'accepted tokens are tinted');
   assert.ok(await page.locator('.tok-corrected').count() > 0, 'corrected tokens are tinted');
+  assert.ok(await page.locator('.view-lines .tok-check').count() > 0, 'tokens the model was unsure of are marked');
   assert.match(await page.getByTestId('stat-tpf').innerText(), /^[2-9]\.\d\d/);
   const unsure = page.locator('[data-unsure=p0-r4]');
   assert.equal(await unsure.count(), 1);
@@ -80,6 +81,9 @@ test('hovering a token shows its fixation heatmap on the page', async () => {
   const box = (await page.getByTestId('timeline').boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
   assert.ok(await page.getByTestId('round-detail').locator('.slot-accepted, .slot-corrected, .slot-free').count() > 0);
+  // A token to check says why on hover.
+  await page.locator('.view-lines .tok-check').first().hover();
+  await page.locator('.monaco-hover', { hasText: /Check this: the model gave it a probability of 0\.\d\d/ }).waitFor({ timeout: 10_000 });
   await page.locator('.tok-accepted').nth(20).hover();
   await page.screenshot({ path: `${ARTIFACTS}/replay-decoded.png` });
   await page.close();

@@ -175,7 +175,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
         return {
           type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source,
           draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : 0.2 + rand() * 0.3,
-          arProb: 0.8 + rand() * 0.2,
+          arProb: source === 'corrected' ? 0.35 + rand() * 0.3 : 0.8 + rand() * 0.2,
           fixation: fixationAt(grid, Math.max(0, pos.row), Math.max(0, pos.col), keep),
         };
       });

@@ -9,6 +9,7 @@ import 'monaco-editor/features/linesOperations/register';
 import 'monaco-editor/features/multicursor/register';
 import 'monaco-editor/features/cursorUndo/register';
 import 'monaco-editor/features/bracketMatching/register';
+import 'monaco-editor/features/hover/register';
 import 'monaco-editor/languages/definitions/markdown/register';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 

@@ -1,14 +1,20 @@
 // Mirrors a decode run into the Monaco model: region text streams in at the end of its region, each token
-// carries a decoration tinted by how it was committed, and decorations move with the user's edits, so a
+// carries a decoration tinted by how it was committed (and marked when it is one to check, token-style.ts), and decorations move with the user's edits, so a
 // token stays linked to its fixation wherever the text around it changes. One edit per region per frame.
 import type { monaco } from './monaco';
 import type { DecodeRun, TokenRef } from '../state/decode-run';
 import { regionPrefix, regionSuffix } from '../state/markdown-layout';
+import { tokenClass, tokenHover } from './token-style';
 
 type Model = monaco.editor.ITextModel;
 type Range = monaco.IRange;
 
 const NEVER_GROWS = 1; // monaco.editor.TrackedRangeStickiness.NeverGrowsWhenTypingAtEdges
+
+function hover(t: Parameters<typeof tokenHover>[0]): { hoverMessage?: { value: string } } {
+  const value = tokenHover(t);
+  return value === null ? {} : { hoverMessage: { value } };
+}
 
 export class StreamMirror {
   private run: DecodeRun | null = null;
@@ -145,7 +151,7 @@ export class StreamMirror {
         const e = this.model.getPositionAt(offset + t.text.length);
         decorations.push({
           range: { startLineNumber: s.lineNumber, startColumn: s.column, endLineNumber: e.lineNumber, endColumn: e.column },
-          options: { stickiness: NEVER_GROWS, inlineClassName: `tok tok-${t.source}` },
+          options: { stickiness: NEVER_GROWS, inlineClassName: tokenClass(t), ...hover(t) },
         });
         refs.push({ regionId, index: t.index });
       }
