@@ -1,6 +1,7 @@
 // `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json] [--hocr]`:
-// scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. A file that cannot be read is reported on one line and the
-// batch goes on; the exit status says whether every file succeeded.
+// scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. A file that
+// cannot be read is reported on one line and the batch goes on; the exit status says whether every file
+// succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent, type RegionStats, type TokenEvent } from '../../common/engine-types';

@@ -112,7 +112,8 @@ int refine(DecodeContext& ctx, Sequence& seq, Guesses& block) {
 // The forward's output: row i (i <= k) is the verifier at the slot of g_{i+1} (or, for i = k, of d_1); rows
 // k + 1.. are the masks. Commits the verified run of guesses, then the verifier's token at the first
 // mismatch or after the last guess, and leaves the next round's guesses: the new block's d_2..d_B when every
-// guess held (the masks drafted from a prefix that turned out true), else the guesses after the mismatch.
+// guess held (the masks drafted from a prefix that turned out true), else none (docs/decisions/0016 measured
+// keeping the guesses after a mismatch: worse).
 void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& logits, int round,
                 BlockSizer* sizer) {
   const int V = ctx.model.cfg.text.vocab_size;
