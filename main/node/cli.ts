@@ -4,13 +4,11 @@
 // succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type EngineEvent, type RegionStats, type TokenEvent } from '../../common/engine-types';
-import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
-import { renderHocr } from './hocr';
+import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
 import { defaultModelDir, loadAddon } from './native-addon';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { ProgressBar } from './pipeline/progress-bar';
-import { regionWords } from './pipeline/word-boxes';
+import { RunRecorder } from './run-recorder';
 
 interface CliArgs {
   files: string[];
@@ -99,74 +97,6 @@ export function outputPaths(files: string[], out: string | null): Array<string |
     used.add(stem);
     return join(out, `${stem}.md`);
   });
-}
-
-interface RecordedRegion extends LayoutRegion {
-  grid: { rows: number; cols: number } | null;
-  rounds: Array<Extract<EngineEvent, { type: 'round' }>>;
-  tokens: TokenEvent[];
-  unsure: Array<{ box: Box; text: string; meanProb: number }>;
-  text?: string;
-  stats?: RegionStats;
-}
-
-/**
- * What a document's decode streamed, per layout region: the JSON result (region boxes and types per page,
- * with the rounds and tokens the UI replays, and the lines whose unsure readings were left out of the text)
- * and the hOCR one (the words of the text as it stands, after every retract, with their boxes).
- */
-class RunRecorder {
-  private readonly pages = new Map<number, RecordedRegion[]>();
-  private readonly byId = new Map<string, RecordedRegion>();
-
-  record(events: SessionEvent[]): void {
-    for (const e of events) {
-      if (e.type === 'page_layout') {
-        const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
-        for (const r of regions) this.byId.set(r.id, r);
-        this.pages.set(e.page, regions);
-      } else if (e.type === 'unsure_line') {
-        this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
-      } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
-        const r = this.byId.get(e.regionId);
-        if (!r) continue;
-        if (e.type === 'region_start') r.grid = e.grid;
-        else if (e.type === 'round') r.rounds.push(e);
-        else if (e.type === 'token') r.tokens.push(e);
-        else if (e.type === 'retract') r.tokens.length = Math.min(r.tokens.length, e.index);
-        else {
-          r.text = e.text;
-          r.stats = e.stats;
-        }
-      }
-    }
-  }
-
-  toJSON(): unknown {
-    return this.sortedPages().map(([page, regions]) => ({
-      page,
-      regions: regions.map(({ grid: _grid, ...r }) => ({ ...r, rounds: r.rounds.map(stripRegion), tokens: r.tokens.map(stripRegion) })),
-    }));
-  }
-
-  toHocr(doc: DocumentInfo): string {
-    const byPage = new Map(this.sortedPages());
-    return renderHocr(doc, doc.pages.map((_, p) => (byPage.get(p) ?? [])
-      .filter((r) => r.tokens.length > 0)
-      .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
-      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table') }))));
-  }
-
-  private sortedPages(): Array<[number, RecordedRegion[]]> {
-    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]);
-  }
-}
-
-function stripRegion(e: { type: string; regionId: string }): Record<string, unknown> {
-  const rest: Record<string, unknown> = { ...e };
-  delete rest.type;
-  delete rest.regionId;
-  return rest;
 }
 
 async function main(): Promise<number> {

@@ -14,10 +14,12 @@ import { readingOrderEdit } from './eval/reading-order-metric';
 import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
 import { teds } from './eval/teds';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
+import { wordBoxHits, type PlacedWord } from './eval/word-box-metric';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { analysePage } from './pipeline/page-analysis';
 import { openPageSource } from './pipeline/page-source';
+import { RunRecorder } from './run-recorder';
 
 const DEFAULT_DATA = '/work/shared/data/real-dev';
 const FULL_PAGES: DatasetName[] = ['scribe', 'sroie', 'omnidocbench'];
@@ -28,6 +30,8 @@ interface SystemOutput {
   /** Regions in reading order (full pages only), in a frame of `frame` pixels. */
   order: Box[];
   frame: { width: number; height: number };
+  /** The words with their boxes on the page (full pages only), in the same frame. */
+  words?: PlacedWord[];
   ms: number;
 }
 
@@ -90,12 +94,16 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
     }
     const doc = await openDocument(basename(item.image), bytes);
     const regions: LayoutRegion[] = [];
+    const recorder = new RunRecorder();
     try {
       // A table crop read by cells skips page layout: the crop is the table.
       const result = await decodeDocument(doc, model, options, null, (events) => {
+        recorder.record(events);
         for (const e of events) if (e.type === 'page_layout') regions.push(...e.regions);
       }, new AbortController().signal, { ...analysis, pageIsTable: byCells });
-      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, ms: Date.now() - started };
+      const ms = Date.now() - started;
+      const words = recorder.pageWords(0).flatMap((r) => r.lines.flatMap((l) => l.words));
+      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, words, ms };
     } finally {
       doc.close();
     }
@@ -120,7 +128,8 @@ const tesseract: System = async (item) => {
   const page = await runTesseract(item.image, kind ? 6 : null);
   const meta = await sharp(item.image).metadata();
   const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
-  return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame, ms: page.ms };
+  return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame,
+    words: page.lines.flat().map((w) => ({ text: w.text, box: w.box })), ms: page.ms };
 };
 
 /**
@@ -153,6 +162,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   const tedsScores: number[] = [];
   const exact: boolean[] = [];
   const orderEdits: number[] = [];
+  const boxHits = { hits: 0, total: 0 };
   let pageMs = 0;
   let pages = 0;
   for (const item of items) {
@@ -173,6 +183,14 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
       const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
       words[item.dataset]!.push(ws);
       score = { metric: 'word_f1', value: recognises ? ws.f1 : null };
+      if (item.truthWords && item.truthSize && out.words) {
+        const sx = item.truthSize.width / out.frame.width;
+        const sy = item.truthSize.height / out.frame.height;
+        const placed = out.words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
+        const h = wordBoxHits(placed, item.truthWords);
+        boxHits.hits += h.hits;
+        boxHits.total += h.total;
+      }
     }
     if (item.dataset === 'pubtabnet') {
       tedsScores.push(teds(out.text, item.truth));
@@ -196,6 +214,8 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   return {
     [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? round4(poolScores(words.scribe!).f1) : null,
+    [`${name}.scribe.word_box_hit`]: recognises && boxHits.total ? round4(boxHits.hits / boxHits.total) : null,
+    [`${name}.scribe.word_box_words`]: recognises && boxHits.total ? boxHits.total : null,
     [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? round4(poolScores(words.sroie!).f1) : null,
     [`${name}.pubtabnet.teds`]: recognises ? round4(mean(tedsScores)) : null,
     [`${name}.im2latex.exact`]: recognises ? round4(mean(exact.map(Number))) : null,

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { Box } from '../../../common/protocol';
+import { readHocrWords, type PlacedWord } from './word-box-metric';
 
 export type DatasetName = 'scribe' | 'sroie' | 'pubtabnet' | 'im2latex' | 'omnidocbench';
 
@@ -15,6 +16,8 @@ export interface EvalItem {
   /** omnidocbench: reading-order ground truth, blocks in order, in the coordinates of `truthSize`. */
   orderedBlocks?: Box[];
   truthSize?: { width: number; height: number };
+  /** scribe: the ground truth's words with their boxes, in the coordinates of `truthSize`. */
+  truthWords?: PlacedWord[];
 }
 
 const IMAGE = /\.(png|jpe?g|tiff?)$/i;
@@ -51,7 +54,12 @@ export function loadDatasets(root: string): EvalItem[] {
   const items: EvalItem[] = [];
   const scribe = subfolder(root, 'scribe');
   if (scribe) {
-    for (const p of pairs(join(scribe, 'images'), join(scribe, 'gt_txt'), '.txt')) items.push({ dataset: 'scribe', name: p.stem, image: p.image, truth: p.truth });
+    for (const p of pairs(join(scribe, 'images'), join(scribe, 'gt_txt'), '.txt')) {
+      const hocr = join(scribe, 'gt_hocr', `${p.stem}.hocr`);
+      const placed = existsSync(hocr) ? readHocrWords(readFileSync(hocr, 'utf8')) : null;
+      items.push({ dataset: 'scribe', name: p.stem, image: p.image, truth: p.truth,
+        ...(placed?.page ? { truthWords: placed.words, truthSize: placed.page } : {}) });
+    }
   }
   const sroie = subfolder(root, 'sroie');
   if (sroie) {

@@ -1,0 +1,45 @@
+// Where each word sits: a system's words set against the ground truth's (hOCR word boxes). A word of three or
+// more characters that the truth has on the page counts; it hits when its box's centre lies inside the box of
+// the nearest ground-truth word with the same text. Words the system misread are not counted here (word F1
+// scores the reading); short words are left out because they repeat on a page and make "nearest" a guess.
+import type { Box } from '../../../common/protocol';
+
+export interface PlacedWord {
+  text: string;
+  box: Box;
+}
+
+export interface BoxHits {
+  hits: number;
+  total: number;
+}
+
+const centre = (b: Box) => ({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 });
+
+export function wordBoxHits(words: readonly PlacedWord[], truth: readonly PlacedWord[]): BoxHits {
+  const byText = new Map<string, Box[]>();
+  for (const t of truth) byText.set(t.text, [...(byText.get(t.text) ?? []), t.box]);
+  let hits = 0;
+  let total = 0;
+  for (const w of words) {
+    const candidates = w.text.length >= 3 ? byText.get(w.text) : undefined;
+    if (!candidates) continue;
+    const c = centre(w.box);
+    const dist = (b: Box) => (centre(b).x - c.x) ** 2 + (centre(b).y - c.y) ** 2;
+    const near = candidates.reduce((a, b) => (dist(b) < dist(a) ? b : a));
+    total++;
+    if (c.x >= near.x0 && c.x <= near.x1 && c.y >= near.y0 && c.y <= near.y1) hits++;
+  }
+  return { hits, total };
+}
+
+/** Words and page size of an hOCR file (the ground truth's, or ours). */
+export function readHocrWords(xml: string): { page: { width: number; height: number } | null; words: PlacedWord[] } {
+  const page = xml.match(/class=['"]ocr_page['"][^>]*title=(['"])(?:(?!\1).)*?bbox 0 0 (\d+) (\d+)/);
+  const words: PlacedWord[] = [];
+  for (const m of xml.matchAll(/class=['"]ocrx_word['"][^>]*title=['"]bbox (-?\d+) (-?\d+) (-?\d+) (-?\d+)[^>]*>([^<]*)</g)) {
+    const text = m[5]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&amp;/g, '&').trim();
+    if (text) words.push({ text, box: { x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), y1: Number(m[4]) } });
+  }
+  return { page: page ? { width: Number(page[2]), height: Number(page[3]) } : null, words };
+}

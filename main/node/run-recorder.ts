@@ -1,0 +1,75 @@
+// What a document's decode streamed, per layout region, kept for the outputs written after it: the JSON
+// result (region boxes and types per page, with the rounds and tokens the UI replays, and the lines whose
+// unsure readings were left out of the text), the hOCR one, and the words with their boxes for evaluation.
+// Tokens are kept as the text stands: a retract takes back what it retracts.
+import type { EngineEvent, RegionStats, TokenEvent } from '../../common/engine-types';
+import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
+import { renderHocr, type HocrRegion } from './hocr';
+import { regionWords } from './pipeline/word-boxes';
+
+interface RecordedRegion extends LayoutRegion {
+  grid: { rows: number; cols: number } | null;
+  rounds: Array<Extract<EngineEvent, { type: 'round' }>>;
+  tokens: TokenEvent[];
+  unsure: Array<{ box: Box; text: string; meanProb: number }>;
+  text?: string;
+  stats?: RegionStats;
+}
+
+export class RunRecorder {
+  private readonly pages = new Map<number, RecordedRegion[]>();
+  private readonly byId = new Map<string, RecordedRegion>();
+
+  record(events: SessionEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'page_layout') {
+        const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
+        for (const r of regions) this.byId.set(r.id, r);
+        this.pages.set(e.page, regions);
+      } else if (e.type === 'unsure_line') {
+        this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
+      } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
+        const r = this.byId.get(e.regionId);
+        if (!r) continue;
+        if (e.type === 'region_start') r.grid = e.grid;
+        else if (e.type === 'round') r.rounds.push(e);
+        else if (e.type === 'token') r.tokens.push(e);
+        else if (e.type === 'retract') r.tokens.length = Math.min(r.tokens.length, e.index);
+        else {
+          r.text = e.text;
+          r.stats = e.stats;
+        }
+      }
+    }
+  }
+
+  toJSON(): unknown {
+    return this.sortedPages().map(([page, regions]) => ({
+      page,
+      regions: regions.map(({ grid: _grid, ...r }) => ({ ...r, rounds: r.rounds.map(stripRegion), tokens: r.tokens.map(stripRegion) })),
+    }));
+  }
+
+  toHocr(doc: DocumentInfo): string {
+    return renderHocr(doc, doc.pages.map((_, p) => this.pageWords(p)));
+  }
+
+  /** A page's read regions in reading order, with their lines and words. */
+  pageWords(page: number): HocrRegion[] {
+    return (this.pages.get(page) ?? [])
+      .filter((r) => r.tokens.length > 0)
+      .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
+      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table') }));
+  }
+
+  private sortedPages(): Array<[number, RecordedRegion[]]> {
+    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]);
+  }
+}
+
+function stripRegion(e: { type: string; regionId: string }): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...e };
+  delete rest.type;
+  delete rest.regionId;
+  return rest;
+}
