@@ -14,7 +14,7 @@ import { readingOrderEdit } from './eval/reading-order-metric';
 import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
 import { teds } from './eval/teds';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
-import { wordBoxHits, type PlacedWord } from './eval/word-box-metric';
+import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } from './eval/word-box-metric';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { analysePage } from './pipeline/page-analysis';
@@ -129,7 +129,7 @@ const tesseract: System = async (item) => {
   const meta = await sharp(item.image).metadata();
   const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
   return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame,
-    words: page.lines.flat().map((w) => ({ text: w.text, box: w.box })), ms: page.ms };
+    words: page.lines.flat().map((w) => ({ text: w.text, box: w.box, confidence: w.conf / 100 })), ms: page.ms };
 };
 
 /**
@@ -163,6 +163,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   const exact: boolean[] = [];
   const orderEdits: number[] = [];
   const boxHits = { hits: 0, total: 0 };
+  const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
   let pageMs = 0;
   let pages = 0;
   for (const item of items) {
@@ -190,6 +191,8 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
         const h = wordBoxHits(placed, item.truthWords);
         boxHits.hits += h.hits;
         boxHits.total += h.total;
+        const c = confidenceSplit(out.words, item.truthWords);
+        for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) split[k] += c[k];
       }
     }
     if (item.dataset === 'pubtabnet') {
@@ -216,6 +219,11 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? round4(poolScores(words.scribe!).f1) : null,
     [`${name}.scribe.word_box_hit`]: recognises && boxHits.total ? round4(boxHits.hits / boxHits.total) : null,
     [`${name}.scribe.word_box_words`]: recognises && boxHits.total ? boxHits.total : null,
+    // Which words to check: how often a word the system is sure of (or unsure of) is on the page as read.
+    [`${name}.scribe.right_when_sure`]: recognises && split.sure ? round4(split.sureRight / split.sure) : null,
+    [`${name}.scribe.right_when_unsure`]: recognises && split.unsure ? round4(split.unsureRight / split.unsure) : null,
+    [`${name}.scribe.sure_words`]: recognises && split.sure ? split.sure : null,
+    [`${name}.scribe.unsure_words`]: recognises && split.unsure ? split.unsure : null,
     [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? round4(poolScores(words.sroie!).f1) : null,
     [`${name}.pubtabnet.teds`]: recognises ? round4(mean(tedsScores)) : null,
     [`${name}.im2latex.exact`]: recognises ? round4(mean(exact.map(Number))) : null,

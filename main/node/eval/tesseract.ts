@@ -9,6 +9,8 @@ interface TsvWord {
   line: number;
   box: Box;
   text: string;
+  /** Tesseract's word confidence, 0-100. */
+  conf: number;
 }
 
 export interface TesseractPage {
@@ -52,14 +54,14 @@ export function parseTsv(tsv: string): Omit<TesseractPage, 'ms'> {
   for (const row of tsv.split('\n').slice(1)) {
     const f = row.split('\t');
     if (f.length < 12) continue;
-    const [level, , block, par, line, , left, top, width, height] = f.slice(0, 10).map(Number);
+    const [level, , block, par, line, , left, top, width, height, conf] = f.slice(0, 11).map(Number);
     const box = { x0: left!, y0: top!, x1: left! + width!, y1: top! + height! };
     if (level === 2) blocks.set(block!, box);
     const text = f.slice(11).join('\t').trim();
     if (level !== 5 || !text) continue;
     const key = `${block}/${par}/${line}`;
     const words = lines.get(key) ?? [];
-    words.push({ block: block!, par: par!, line: line!, box, text });
+    words.push({ block: block!, par: par!, line: line!, box, text, conf: conf! });
     lines.set(key, words);
   }
   const ordered = [...lines.values()];

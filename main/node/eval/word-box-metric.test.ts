@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readHocrWords, wordBoxHits } from './word-box-metric';
+import { confidenceSplit, readHocrWords, wordBoxHits } from './word-box-metric';
 
 test('a word hits when its centre lies in the nearest same-text ground-truth word; misread and short words do not count', () => {
   const truth = [
@@ -25,4 +25,15 @@ test('hOCR words and page size are read with either quote style, entities decode
   assert.deepEqual(readHocrWords(xml), { page: { width: 600, height: 800 }, words: [
     { text: 'A&B', box: { x0: 1, y0: 2, x1: 30, y1: 40 } }, { text: '"ok"', box: { x0: 50, y0: 2, x1: 80, y1: 40 } },
   ] });
+});
+
+test('words are split by confidence into sure and unsure, each counted right when the page has it', () => {
+  const box = { x0: 0, y0: 0, x1: 1, y1: 1 };
+  const truth = [{ text: 'total', box }, { text: '42', box }];
+  const words = [
+    { text: 'total', box, confidence: 0.95 }, { text: 'tota1', box, confidence: 0.92 }, // sure: one right
+    { text: '42', box, confidence: 0.5 }, { text: '4Z', box, confidence: 0.3 }, { text: 'x', box, confidence: 0.69 }, // unsure: one right
+    { text: '42', box, confidence: 0.8 }, { text: 'total', box }, // between the bars, or no confidence: not counted
+  ];
+  assert.deepEqual(confidenceSplit(words, truth), { sure: 2, sureRight: 1, unsure: 3, unsureRight: 1 });
 });

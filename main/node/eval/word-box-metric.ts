@@ -2,11 +2,14 @@
 // more characters that the truth has on the page counts; it hits when its box's centre lies inside the box of
 // the nearest ground-truth word with the same text. Words the system misread are not counted here (word F1
 // scores the reading); short words are left out because they repeat on a page and make "nearest" a guess.
+import { CHECK_BELOW } from '../../../common/confidence';
 import type { Box } from '../../../common/protocol';
 
 export interface PlacedWord {
   text: string;
   box: Box;
+  /** The system's confidence in the word, 0-1, where it gives one. */
+  confidence?: number;
 }
 
 export interface BoxHits {
@@ -31,6 +34,39 @@ export function wordBoxHits(words: readonly PlacedWord[], truth: readonly Placed
     if (c.x >= near.x0 && c.x <= near.x1 && c.y >= near.y0 && c.y <= near.y1) hits++;
   }
   return { hits, total };
+}
+
+export interface ConfidenceSplit {
+  /** Words at or above the sure bar, and how many of them the page has (read right). */
+  sure: number;
+  sureRight: number;
+  /** Words below the unsure bar, and how many of them are right. */
+  unsure: number;
+  unsureRight: number;
+}
+
+/** Confidence at or above which a word is taken as sure. */
+export const SURE_CONFIDENCE = 0.9;
+
+/**
+ * Does a system's confidence say which words to check? Words at or above SURE_CONFIDENCE and below
+ * CHECK_BELOW, each counted right when the ground truth has the same word on the page.
+ */
+export function confidenceSplit(words: readonly PlacedWord[], truth: readonly PlacedWord[]): ConfidenceSplit {
+  const onPage = new Set(truth.map((t) => t.text));
+  const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
+  for (const w of words) {
+    if (w.confidence === undefined) continue;
+    const right = onPage.has(w.text) ? 1 : 0;
+    if (w.confidence >= SURE_CONFIDENCE) {
+      split.sure++;
+      split.sureRight += right;
+    } else if (w.confidence < CHECK_BELOW) {
+      split.unsure++;
+      split.unsureRight += right;
+    }
+  }
+  return split;
 }
 
 /** Words and page size of an hOCR file (the ground truth's, or ours). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHECK_BELOW, tokenClass, tokenHover } from './token-style';
+import { CHECK_BELOW } from '../../../common/confidence';
+import { tokenClass, tokenHover } from './token-style';
 
 test('a token the model gave a low probability is marked to check, with its probability on hover', () => {
   assert.equal(tokenClass({ source: 'ar', arProb: 0.95 }), 'tok tok-ar');

@@ -1,10 +1,8 @@
 // How a streamed token looks in the editor: tinted by how it was committed, and underlined when the model
-// gave it a low probability, since those are the words to check. On the scribe pages, words the shipped
-// model wrote with a mean probability under 0.7 were right 18% of the time, against 80% at 0.9 and above
-// (docs/decisions/0017); the first and only signal on a CPU, where nearly every token is a plain AR step.
+// gave it a probability under CHECK_BELOW, since those are the words to check; the only such signal on a CPU,
+// where nearly every token is a plain AR step.
+import { CHECK_BELOW } from '../../../common/confidence';
 import type { TokenEvent } from '../../../common/engine-types';
-
-export const CHECK_BELOW = 0.7;
 
 export function tokenClass(t: Pick<TokenEvent, 'source' | 'arProb'>): string {
   return `tok tok-${t.source}${t.arProb < CHECK_BELOW ? ' tok-check' : ''}`;
