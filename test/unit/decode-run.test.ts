@@ -16,8 +16,12 @@ test('a run rebuilds every region text, round and total from the event stream', 
   assert.equal(run.timeline.length, rounds.length);
   assert.equal(run.tokens, synthetic.regions.reduce((n, r) => n + tokenize(r.lines.join('\n')).length, 0));
   assert.equal(run.forwards, rounds.length);  // one verify-and-draft forward per round
+  // The looping region's six retracted tokens left the text, not the rates: the forwards paid for them.
+  const retracted = synthetic.batches.flat().filter((e) => e.type === 'retract').length * 6;
+  assert.equal(run.committed, run.tokens + retracted);
+  assert.equal(run.tokensPerForward, run.committed / run.forwards);
   assert.ok(run.tokensPerForward! > 1, 'self-speculative rounds commit more than one token per forward');
-  assert.equal(run.timeline.at(-1)!.tokensSoFar, run.tokens);
+  assert.equal(run.timeline.at(-1)!.tokensSoFar, run.committed);
   assert.deepEqual(run.unfinishedPages(1), []);
   assert.equal(run.progress?.regionsDone, synthetic.regions.length);
   // A line dropped as unsure is kept beside its region's text, not in it.

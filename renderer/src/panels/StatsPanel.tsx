@@ -20,7 +20,7 @@ export function StatsPanel() {
   const baseline = useSessionState((s) => s.arTokensPerSecond);
   const mode = useSessionState((s) => s.settings.mode);
   const tpf = run?.tokensPerForward ?? null;
-  const tps = run && run.decodeMs > 0 ? run.tokens / (run.decodeMs / 1000) : null;
+  const tps = run?.tokensPerSecond ?? null;
   const share = run?.visualShare ?? null;
   const speedup = tps !== null && baseline ? tps / baseline : null;
   const backend = engine.info ? [engine.info.backend, engine.info.cpuKernels].filter(Boolean).join(' · ') : engine.status === 'unavailable' ? 'unavailable' : '…';
@@ -30,7 +30,7 @@ export function StatsPanel() {
       <header className="panel-header"><span>Statistics</span><span className="muted">{mode === 'spec' ? 'self-speculative' : mode === 'ar' ? 'autoregressive' : 'diffusion'}</span></header>
       <div className="stats-grid">
         <Stat label="tokens / forward" value={tpf !== null ? tpf.toFixed(2) : '—'} testId="stat-tpf" />
-        <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="committed tokens over engine decode time (draft + verify)" />
+        <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="tokens the engine committed (readings later replaced or dropped included) over its decode time" />
         <Stat label="speed vs AR" value={speedup !== null ? `${speedup.toFixed(2)}×` : '—'}
           hint={baseline ? `AR baseline ${baseline.toFixed(0)} tokens/s on this backend` : 'decode once in AR mode to measure the baseline'} />
         <Stat label="visual tokens attended" value={share !== null ? `${(share * 100).toFixed(1)}%` : '—'} hint="mean share of the image tokens the non-focal layers attended, over finished regions" />

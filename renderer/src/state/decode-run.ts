@@ -62,7 +62,13 @@ export class DecodeRun {
   progress: ProgressEvent | null = null;
   /** The region being decoded and its newest token: what the live heatmap follows. */
   live: TokenRef | null = null;
+  /** Tokens in the text now: a retract (a loop cut, a line's reading replaced or dropped) takes them back. */
   tokens = 0;
+  /**
+   * Every token the engine committed, taken back later or not: what the forwards and the decode time paid
+   * for, so the rates below do not fall when the page pipeline replaces or drops a line's reading.
+   */
+  committed = 0;
   forwards = 0;
   decodeMs = 0;
   /** Over finished regions decoded with fixation: the engine's visual token fraction times their tokens. */
@@ -84,7 +90,11 @@ export class DecodeRun {
   }
 
   get tokensPerForward(): number | null {
-    return this.forwards ? this.tokens / this.forwards : null;
+    return this.forwards ? this.committed / this.forwards : null;
+  }
+
+  get tokensPerSecond(): number | null {
+    return this.decodeMs > 0 ? this.committed / (this.decodeMs / 1000) : null;
   }
 
   /** Regions of a page in reading order (unread regions such as figures last). */
@@ -171,12 +181,13 @@ export class DecodeRun {
         region.rounds.push(e);
         this.forwards += e.forwards;
         this.decodeMs += e.draftMs + e.verifyMs;
-        this.timeline.push({ regionId: region.id, event: e, tokensSoFar: this.tokens + e.committed.length, forwardsSoFar: this.forwards });
+        this.timeline.push({ regionId: region.id, event: e, tokensSoFar: this.committed + e.committed.length, forwardsSoFar: this.forwards });
         return;
       case 'token':
         if (e.index !== region.tokens.length) return;
         region.tokens.push(e);
         this.tokens++;
+        this.committed++;
         if (e.fixation) region.fixated = true;
         this.live = { regionId: region.id, index: e.index };
         this.editorOps.push({ op: 'token', regionId: region.id, index: e.index });

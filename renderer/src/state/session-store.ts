@@ -162,8 +162,9 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       flush();
       if (store.getState().run !== run) return;
       store.setState({ phase: result.cancelled ? 'cancelled' : 'done' });
-      if (!result.cancelled && settings.mode === 'ar' && run.decodeMs > 0 && engine.model && engine.info) {
-        writeJson(storage, baselineKey(engine.model.name, engine.info.backend), run.tokens / (run.decodeMs / 1000));
+      const tokensPerSecond = run.tokensPerSecond;
+      if (!result.cancelled && settings.mode === 'ar' && tokensPerSecond !== null && engine.model && engine.info) {
+        writeJson(storage, baselineKey(engine.model.name, engine.info.backend), tokensPerSecond);
         refreshBaseline();
       }
     } catch (err) {
