@@ -79,10 +79,12 @@ export class EngineSession {
       if (!doc) throw new Error('This document is no longer open in the engine; open it again.');
       if (this.running) throw new Error('A decode is already running; cancel it first.');
       const pipeline = this.ensurePipeline();
-      const model = await this.ensureModel();
+      // Running from the request on: a cancel that comes while the model is still loading (the first decode
+      // after an engine restart) must stop this decode, not find nothing to stop.
       const controller = new AbortController();
       this.running = controller;
       try {
+        const model = await this.ensureModel();
         const { regions, cancelled } = await pipeline.decodeDocument(doc, model, options, pages, this.emit, controller.signal);
         return { regions, cancelled };
       } finally {
