@@ -90,11 +90,14 @@ test('hovering a decoded token shows its fixation heatmap on the page', { skip }
 });
 
 test('an edit survives a reload, and the exported file equals the editor text', { skip }, async () => {
+  // A decode cut short by the budget can leave a region open with nothing in it yet.
+  const finished = (await phase()) === 'done';
   await appendEditAndReload(page, 'Checked against the printed original.');
   const { exported, draft } = await exportAndDraft(page);
   assert.equal(exported, draft);
   assert.match(exported, /Checked against the printed original\.$/);
   assert.ok(exported.length > 60, 'the export holds the decoded text');
+  if (finished) assert.doesNotMatch(exported, /\n{3}/, 'regions that read as nothing leave no blank lines');
   assert.deepEqual(errors, []);
 });
 

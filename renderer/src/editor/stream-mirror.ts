@@ -70,7 +70,9 @@ export class StreamMirror {
       } else if (op.op === 'retract') {
         this.retractTokens(op.regionId, op.index);
       } else if (op.op === 'close') {
-        this.appendToRegion(op.regionId, (region?.tail ?? '') + regionSuffix(region?.kind ?? 'text'));
+        // A region that read as nothing (every line dropped as unsure) leaves no empty block behind.
+        if (region && region.tokens.length === 0 && !region.tail) this.dropRegion(op.regionId);
+        else this.appendToRegion(op.regionId, (region?.tail ?? '') + regionSuffix(region?.kind ?? 'text'));
       } else {
         this.dropRegion(op.regionId);
       }
