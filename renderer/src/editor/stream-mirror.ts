@@ -1,6 +1,7 @@
 // Mirrors a decode run into the Monaco model: region text streams in at the end of its region, each token
-// carries a decoration tinted by how it was committed (and marked when it is one to check, token-style.ts), and decorations move with the user's edits, so a
-// token stays linked to its fixation wherever the text around it changes. One edit per region per frame.
+// carries a decoration tinted by how it was committed (and marked when it is one to check, token-style.ts),
+// and decorations move with the user's edits, so a token stays linked to its fixation wherever the text
+// around it changes. One edit per region per frame.
 import type { monaco } from './monaco';
 import type { DecodeRun, TokenRef } from '../state/decode-run';
 import { regionPrefix, regionSuffix } from '../state/markdown-layout';
