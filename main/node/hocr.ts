@@ -3,6 +3,7 @@
 // box on the page and the model's confidence in it (word-boxes.ts). Page coordinates are the pixels of the
 // page as it was read (PDF pages at their render resolution).
 import type { Box, DocumentInfo, LayoutRegion } from '../../common/protocol';
+import { escapeHtml } from './pipeline/table-markup';
 import type { LineBox } from './pipeline/word-boxes';
 
 export interface HocrRegion {
@@ -10,8 +11,9 @@ export interface HocrRegion {
   lines: LineBox[];
 }
 
+/** Text and attribute values: escapeHtml, and double quotes for the attributes. */
 function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return escapeHtml(text).replace(/"/g, '&quot;');
 }
 
 function bbox(b: Box): string {

@@ -4,6 +4,7 @@
 // scores the reading); short words are left out because they repeat on a page and make "nearest" a guess.
 import { CHECK_BELOW } from '../../../common/confidence';
 import type { Box } from '../../../common/protocol';
+import { unescapeHtml } from '../pipeline/table-markup';
 
 export interface PlacedWord {
   text: string;
@@ -21,7 +22,11 @@ const centre = (b: Box) => ({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 });
 
 export function wordBoxHits(words: readonly PlacedWord[], truth: readonly PlacedWord[]): BoxHits {
   const byText = new Map<string, Box[]>();
-  for (const t of truth) byText.set(t.text, [...(byText.get(t.text) ?? []), t.box]);
+  for (const t of truth) {
+    const boxes = byText.get(t.text);
+    if (boxes) boxes.push(t.box);
+    else byText.set(t.text, [t.box]);
+  }
   let hits = 0;
   let total = 0;
   for (const w of words) {
@@ -74,7 +79,7 @@ export function readHocrWords(xml: string): { page: { width: number; height: num
   const page = xml.match(/class=['"]ocr_page['"][^>]*title=(['"])(?:(?!\1).)*?bbox 0 0 (\d+) (\d+)/);
   const words: PlacedWord[] = [];
   for (const m of xml.matchAll(/class=['"]ocrx_word['"][^>]*title=['"]bbox (-?\d+) (-?\d+) (-?\d+) (-?\d+)[^>]*>([^<]*)</g)) {
-    const text = m[5]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&amp;/g, '&').trim();
+    const text = unescapeHtml(m[5]!).trim();
     if (text) words.push({ text, box: { x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), y1: Number(m[4]) } });
   }
   return { page: page ? { width: Number(page[2]), height: Number(page[3]) } : null, words };

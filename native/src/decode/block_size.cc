@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include "model/decoder.h"
 
@@ -125,9 +124,9 @@ double BlockSizer::alpha() const { return learnt_.accepted / (learnt_.accepted +
 // them hold with probability h = alpha^(B-1), and then the next round verifies again. Otherwise its block is
 // dropped and the next round is fresh: c and B masks, one token. In the long run a share 1 / (2 - h) of the
 // rounds verify.
-double BlockSizer::spec_rate(int B, int rows, double run) const {
+double BlockSizer::spec_rate(int B, int rows, double run, double held) const {
   const RoundCosts& rc = round_costs(rows);
-  const double held = std::pow(alpha(), B - 1), verifying = 1 / (2 - held);
+  const double verifying = 1 / (2 - held);
   const double tokens = verifying * (1 + run) + (1 - verifying);
   const double seconds = verifying * rc.verifying[size_t(B)] + (1 - verifying) * rc.fresh[size_t(B)];
   return rows * tokens / (spec_scale() * seconds);
@@ -136,9 +135,9 @@ double BlockSizer::spec_rate(int B, int rows, double run) const {
 double BlockSizer::rate(int B, int rows) const {
   if (B == 0) return rows / (ar_scale() * round_costs(rows).verifying[0]);
   const double a = alpha();
-  double run = 0, ai = 1;
+  double run = 0, ai = 1;  // ai ends as alpha^(B-1)
   for (int i = 1; i < B; ++i) run += (ai *= a);
-  return spec_rate(B, rows, run);
+  return spec_rate(B, rows, run, ai);
 }
 
 void BlockSizer::observe_time(int B, int width, double seconds, int committed) {
@@ -156,15 +155,15 @@ void BlockSizer::observe_time(int B, int width, double seconds, int committed) {
   t = kDecay * t + committed;
 }
 
-// Runs every round: one pass, the expected run of B built from that of B - 1.
+// Runs every round: one pass, the expected run of B (and alpha^(B-1)) built from those of B - 1.
 int BlockSizer::best_block(int rows) const {
   const double a = alpha();
   double run = 0, ai = 1;  // B = 1
   int best = 1;
-  double best_rate = spec_rate(1, rows, run);
+  double best_rate = spec_rate(1, rows, run, ai);
   for (int B = 2; B <= max_block_; ++B) {
     run += (ai *= a);
-    const double r = spec_rate(B, rows, run);
+    const double r = spec_rate(B, rows, run, ai);
     if (r > best_rate) {
       best = B;
       best_rate = r;

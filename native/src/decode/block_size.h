@@ -122,8 +122,9 @@ class BlockSizer {
   const RoundCosts& round_costs(int rows) const;
   double ar_scale() const { return learnt_.ar_ratio.value(1); }
   double spec_scale() const { return learnt_.spec_ratio.value(1); }
-  // Rate of block size B given S = alpha + ... + alpha^(B-1), the expected accepted run of B - 1 guesses.
-  double spec_rate(int B, int rows, double run) const;
+  // Rate of block size B given S = alpha + ... + alpha^(B-1), the expected accepted run of B - 1 guesses, and
+  // alpha^(B-1), the chance that all of them hold.
+  double spec_rate(int B, int rows, double run, double held) const;
 };
 
 }  // namespace saccade

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <utility>
 
 #include "decode/strategies.h"
 
@@ -31,7 +32,8 @@ struct Guesses {
 // One sequence's part of a round: the forward [c, g_1..g_k, MASK x B].
 struct RoundState {
   Sequence* seq;
-  Guesses* carried;  // verified this round, replaced by what it leaves for the next
+  Guesses checked;  // g_1..g_k, verified this round
+  Guesses* next;    // what it leaves for the next round (empty until then)
   int L = 0, k = 0, B = 0, forwards = 1, accepted = 0;
   Guesses block;  // d_1..d_B drafted by the masks (d_1 sits where the verifier's own token goes)
   std::vector<int> verify, committed;
@@ -119,7 +121,7 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   const int V = ctx.model.cfg.text.vocab_size;
   const bool sampling = ctx.opts.temperature > 0;
   Sequence& seq = *r.seq;
-  Guesses& g = *r.carried;
+  const Guesses& g = r.checked;
   r.block.ids.resize(size_t(r.B));
   r.block.conf.resize(size_t(r.B));
   r.block.q.resize(sampling ? size_t(r.B) : 0);
@@ -156,22 +158,18 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   // c and the committed guesses keep their KV; the last committed token becomes the next c.
   seq.cache().len = r.L + n;
   seq.end_step(n > 0 ? out[size_t(n - 1)].row : -1);
-  if (seq.done()) return g.clear();
-  if (matched == r.k) {
-    g = r.block;
-    if (g.size() > 1 && ctx.opts.refine_steps > 0) {
-      const double t0 = now_ms();
-      r.forwards += refine(ctx, seq, g);
-      r.refine_ms = now_ms() - t0;
-    }
-    g.keep(1, std::max(0, g.size() - 1));
-  } else {
-    g.clear();
+  if (seq.done() || matched < r.k) return;
+  Guesses& next = *r.next;
+  next = r.block;
+  if (next.size() > 1 && ctx.opts.refine_steps > 0) {
+    const double t0 = now_ms();
+    r.forwards += refine(ctx, seq, next);
+    r.refine_ms = now_ms() - t0;
   }
+  next.keep(1, std::max(0, next.size() - 1));
 }
 
-void emit_round(DecodeContext& ctx, const RoundState& r, const Guesses& checked, int round, double forward_ms,
-                double round_ms) {
+void emit_round(DecodeContext& ctx, const RoundState& r, int round, double forward_ms, double round_ms) {
   ++r.seq->stats().rounds;
   r.seq->stats().decode_ms += round_ms;
   Event e{};
@@ -179,8 +177,8 @@ void emit_round(DecodeContext& ctx, const RoundState& r, const Guesses& checked,
   e.region_id = r.seq->id();
   e.round = round;
   e.block_size = r.B;
-  e.draft = checked.ids;
-  e.draft_conf = checked.conf;
+  e.draft = r.checked.ids;
+  e.draft_conf = r.checked.conf;
   e.draft.insert(e.draft.end(), r.block.ids.begin(), r.block.ids.end());
   e.draft_conf.insert(e.draft_conf.end(), r.block.conf.begin(), r.block.conf.end());
   e.verify = r.verify;
@@ -203,20 +201,19 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     if (running == 0) break;
     const int chosen = sizer ? sizer->next(running) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
-    std::vector<Guesses> checked;  // this round's guesses as they were, for the round events
     for (size_t i = 0; i < seqs.size(); ++i) {
       Sequence* s = seqs[i];
       if (s->done()) continue;
       RoundState r;
       r.seq = s;
-      r.carried = &carried[i];
+      r.checked = std::exchange(carried[i], Guesses{});
+      r.next = &carried[i];
       r.L = s->cache().len;
       // A block of B drafts guesses for B - 1 tokens; as many carried guesses are verified alongside. An AR
       // step (B = 0) verifies none.
-      r.k = std::min({r.carried->size(), std::max(0, chosen - 1), s->budget() - 1});
-      r.carried->keep(0, r.k);
+      r.k = std::min({r.checked.size(), std::max(0, chosen - 1), s->budget() - 1});
+      r.checked.keep(0, r.k);
       r.B = std::min(chosen, s->budget() - r.k);
-      checked.push_back(*r.carried);
       st.push_back(std::move(r));
     }
     const double round_t0 = now_ms();
@@ -228,7 +225,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     int width = 0;
     for (RoundState& r : st) {
       std::vector<Row> rr{{r.seq->pending(), r.L, r.L + 1}};
-      for (int j = 1; j <= r.k; ++j) rr.push_back({r.carried->ids[size_t(j - 1)], r.L + j, r.L + j + 1});
+      for (int j = 1; j <= r.k; ++j) rr.push_back({r.checked.ids[size_t(j - 1)], r.L + j, r.L + j + 1});
       const int first = r.L + 1 + r.k;
       for (int j = 0; j < r.B; ++j) rr.push_back({c.mask_token_id, first + j, first + r.B});
       width += int(rr.size());
@@ -245,7 +242,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     int committed = 0;
     for (size_t i = 0; i < st.size(); ++i) {
       committed += int(st[i].committed.size());
-      emit_round(ctx, st[i], checked[i], round, forward_ms, round_ms);
+      emit_round(ctx, st[i], round, forward_ms, round_ms);
     }
     if (sizer) sizer->observe_time(chosen, width, round_ms / 1000, committed);
   }
