@@ -1,7 +1,10 @@
 // The contract between the native engine, main and renderer. Plain data only: every value here crosses
 // N-API, Electron message ports and WebSocket unchanged.
 
-export type DecodeMode = 'ar' | 'spec' | 'diffusion';
+/** ar: plain autoregressive; spec: self-speculative (block diffusion drafts); mtp: the model's MTP head drafts
+ * (needs a checkpoint with one); diffusion: pure block diffusion. */
+export const DECODE_MODES = ['ar', 'spec', 'mtp', 'diffusion'] as const;
+export type DecodeMode = (typeof DECODE_MODES)[number];
 export type RegionKind = 'text' | 'table' | 'formula';
 
 export interface FixationOptions {
@@ -20,7 +23,8 @@ export interface FixationOptions {
 
 export interface DecodeOptions {
   mode: DecodeMode;
-  /** Draft block size, or 'auto' to pick it per round from measured forward costs. */
+  /** Draft block size, or 'auto' to pick it per round from measured forward costs; mtp: drafts per round
+   * ('auto': the depth the head was trained for). */
   blockSize: number | 'auto';
   /** Pure diffusion: fill every masked slot whose probability exceeds this. */
   tauC: number;

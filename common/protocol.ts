@@ -1,7 +1,7 @@
 // Every message between the renderer and the engine session, whatever carries it (Electron message port or
 // WebSocket). Requests are answered once; events stream. Validators run on every message that crosses a
 // process boundary, so a malformed message is rejected at the edge with a clear reason.
-import type { DecodeOptions, DecodeResult, EngineEvent, EngineInfo, RegionKind } from './engine-types';
+import { DECODE_MODES, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionKind } from './engine-types';
 
 export interface Box {
   x0: number;
@@ -36,6 +36,8 @@ export interface ModelInfo {
   name: string;
   parameters: number;
   path: string;
+  /** The checkpoint carries an MTP head, so decode mode 'mtp' is available. */
+  mtpHead: boolean;
 }
 
 export interface SampleInfo {
@@ -152,8 +154,8 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
       if (p.pages !== null && !(Array.isArray(p.pages) && p.pages.every((n) => Number.isInteger(n)))) {
         return { ok: false, reason: 'decode.pages must be null or integers' };
       }
-      if (!isObject(p.options) || !['ar', 'spec', 'diffusion'].includes(String(p.options.mode))) {
-        return { ok: false, reason: 'decode.options.mode must be ar, spec or diffusion' };
+      if (!isObject(p.options) || !(DECODE_MODES as readonly string[]).includes(String(p.options.mode))) {
+        return { ok: false, reason: `decode.options.mode must be one of ${DECODE_MODES.join(', ')}` };
       }
       break;
     default:

@@ -11,7 +11,8 @@ import numpy as np
 import torch
 
 from saccade.checkpoint import load
-from saccade.decode import Region, greedy_ar, self_spec, draft_mask, causal
+from saccade.decode import MtpDrafter, Region, causal, draft_mask, greedy_ar, mtp_spec, self_spec
+from saccade.sequence import text_positions
 from saccade.preprocess import preprocess
 from saccade.vocab import MASK, PROMPTS
 
@@ -65,7 +66,33 @@ def region_golden(model, image, kind, out_dir, name, max_new):
     entry["greedy_ar_ids"] = ar.ids
     entry["self_spec_ids"] = spec.ids
     entry["self_spec_round_commits"] = spec.rounds
+    if model.mtp is not None:
+        entry["mtp_draft_logits"] = write_f32(out_dir, f"{name}.mtp_draft_logits", mtp_first_drafts(model, pixels, kind))
+        mtp = mtp_spec(Region(model, pixels, PROMPTS[kind]), drafts=MTP_DRAFTS, max_new=max_new)
+        entry["mtp_spec_ids"] = mtp.ids
+        entry["mtp_round_commits"] = mtp.rounds
     return entry
+
+
+MTP_DRAFTS = 3
+
+
+def mtp_first_drafts(model, pixels, kind):
+    """The head's logits for the first MTP_DRAFTS drafts [n, V]: its pass over the prefix (the prompt's row
+    reads the greedy first token), then its chain on its own argmax guesses."""
+    region = Region(model, pixels, PROMPTS[kind])
+    head = MtpDrafter(region)
+    first = int(region.prefill_logits.argmax())
+    next_embeds = torch.cat([region.prefix_embeds[1:], model.embed(torch.tensor([[first]]))[0]])
+    logits, out = head.step(region.prefix_hidden, next_embeds, region.prefix_pos, commit=len(next_embeds))
+    rows = [logits[-1]]
+    pos = region.next_pos
+    while len(rows) < MTP_DRAFTS:
+        guess = model.embed(torch.tensor([[int(rows[-1].argmax())]]))[0]
+        logits, out = head.step(out[-1:], guess, text_positions(pos, 1), commit=1)
+        rows.append(logits[-1])
+        pos += 1
+    return torch.stack(rows)
 
 
 def main():

@@ -4,7 +4,7 @@
 // succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
+import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
 import { defaultModelDir, loadAddon } from './native-addon';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { ProgressBar } from './pipeline/progress-bar';
@@ -47,7 +47,7 @@ export function parseArgs(argv: string[]): CliArgs {
     if (a === '-o' || a === '--out') args.out = value();
     else if (a === '--mode') {
       const m = value();
-      if (!['ar', 'spec', 'diffusion'].includes(m)) throw new Error(`--mode must be ar, spec or diffusion, not ${m}`);
+      if (!(DECODE_MODES as readonly string[]).includes(m)) throw new Error(`--mode must be one of ${DECODE_MODES.join(', ')}, not ${m}`);
       args.options.mode = m as DecodeMode;
     } else if (a === '--no-fixation') args.options.fixation.enabled = false;
     else if (a === '--keep-ratio') {

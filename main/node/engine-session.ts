@@ -62,6 +62,7 @@ export class EngineSession {
           name: String(info.name ?? basename(dir)),
           parameters: Number(info.parameters ?? 0),
           path: dir,
+          mtpHead: Boolean(info.mtpHead),
         },
         vocab: readVocab(defaultModelDir()),
       };

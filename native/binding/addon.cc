@@ -51,6 +51,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("decoderLayers", m.cfg.text.num_layers);
     o.Set("hiddenSize", m.cfg.text.hidden_size);
     o.Set("diffusionBlockSize", m.cfg.diffusion_block_size);
+    o.Set("mtpHead", bool(m.mtp));
     o.Set("maxImageTokens", m.cfg.image.max_image_tokens);
     return o;
   }

@@ -143,8 +143,9 @@ DecodeOptions options_from_js(const Napi::Value& v) {
     const std::string m = mode.As<Napi::String>();
     if (m == "ar") o.mode = DecodeMode::AR;
     else if (m == "spec") o.mode = DecodeMode::Spec;
+    else if (m == "mtp") o.mode = DecodeMode::Mtp;
     else if (m == "diffusion") o.mode = DecodeMode::Diffusion;
-    else type_error(env, "decode option mode must be 'ar', 'spec' or 'diffusion'");
+    else type_error(env, "decode option mode must be 'ar', 'spec', 'mtp' or 'diffusion'");
   }
   Napi::Value bs = obj.Get("blockSize");
   if (bs.IsString() && bs.As<Napi::String>().Utf8Value() == "auto") o.block_size = 0;

@@ -6,23 +6,16 @@
 
 #include "decode/engine.h"
 #include "decode/repeat_guard.h"
+#include "collect_events.h"
 #include "regions.h"
 #include "test.h"
 #include "tiny_checkpoint.h"
 
 using namespace saccade;
 
-namespace {
+using sctest::Collect;
 
-struct Collect final : EventSink {
-  std::vector<Event> events;
-  void emit(Event&& e) override { events.push_back(std::move(e)); }
-  int count(Event::Type t) const {
-    int n = 0;
-    for (const Event& e : events) n += e.type == t;
-    return n;
-  }
-};
+namespace {
 
 Model& tiny() {
   static std::unique_ptr<Model> m = [] {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "collect_events.h"
 #include "decode/engine.h"
 #include "model/decoder.h"
 #include "model/image_preprocess.h"
@@ -184,5 +185,72 @@ TEST(golden_greedy_tokens_match_reference_and_spec_equals_ar) {
       const auto sp = decode_regions(*g.model, {in}, greedy(DecodeMode::Spec, block, max_new), sink, cancel, &costs);
       CHECK_MSG(sp.regions[0].tokens == ar.regions[0].tokens, name << " self-spec (block " << block << ") != AR");
     }
+  });
+}
+
+// The MTP head (docs/decisions/0018), when the shipped checkpoint has one: its first drafts' logits after the
+// prefill and the first trunk step, and MTP decoding's tokens and per-round commits, against the reference.
+TEST(golden_mtp_drafts_and_rounds_match_reference) {
+  const int max_new = int(golden()->index.at("max_new_tokens", "").integer("max_new_tokens"));
+  if (!golden()->model->mtp) throw sctest::Skip("the checkpoint has no MTP head");
+  for_each_region([&](Golden& g, const std::string& name, const Json& e, const RegionInput& in) {
+    Model& m = *g.model;
+    const int V = m.cfg.text.vocab_size, D = m.cfg.text.hidden_size;
+    const int n = int(e.at("mtp_draft_logits", "").at("shape", "mtp_draft_logits").items("shape")[0].integer("n"));
+    const std::vector<float> ref = read_f32(g, e.at("mtp_draft_logits", ""), size_t(n) * V);
+    Decoder dec(m);
+    Sequence seq(m, dec, in, greedy(DecodeMode::Mtp, n, 64), 2 * n);
+    const int L = seq.cache().len;
+    std::vector<std::vector<float>> hidden;
+    const auto prompt = forward_batch(dec, {&seq}, {{{seq.pending(), L, L + 1}}}, &hidden);
+    const int first = argmax(prompt[0].data(), V);
+    // The head over the prefix and the prompt's row: slot s reads h_s and the token at s + 1.
+    std::vector<float> h = seq.prefill_hidden();
+    h.insert(h.end(), hidden[0].begin(), hidden[0].end());
+    KvCache cache = make_kv_cache(m, seq.cache_capacity(), 1);
+    std::vector<float> out;
+    Segment s;
+    s.cache = &cache;
+    for (int i = 0; i <= L; ++i) {
+      s.tokens.push_back(i + 1 < L ? m.cfg.image_token_id : i + 1 == L ? seq.pending() : first);
+      s.pos.push_back(seq.pos_of(i));
+      s.key_limit.push_back(i + 1);
+    }
+    s.image_embeds = seq.image_embeds();
+    s.mtp_hidden = h.data();
+    s.hidden_out = &out;
+    s.last_row_logits_only = true;
+    std::vector<Segment> segs{s};
+    std::vector<float> logits = dec.forward_mtp(segs);
+    cache.len = L + 1;
+    for (int j = 0; j < n; ++j) {
+      const float d = max_abs_diff(logits.data(), ref.data() + size_t(j) * V, size_t(V));
+      std::printf("     %s MTP draft %d logits max |diff| %.2e\n", name.c_str(), j + 1, double(d));
+      CHECK_MSG(d < kLogitTol, name << " MTP draft " << j + 1 << " logits differ by " << d);
+      // The chain goes on from the head's own output at the newest slot and its own guess.
+      Segment c;
+      c.cache = &cache;
+      c.first_slot = L + 1 + j;
+      c.tokens = {argmax(logits.data(), V)};
+      c.pos = {seq.pos_of(L + 1 + j)};
+      c.key_limit = {L + 2 + j};
+      const std::vector<float> from(out.end() - D, out.end());
+      c.mtp_hidden = from.data();
+      c.hidden_out = &out;
+      std::vector<Segment> next{c};
+      logits = dec.forward_mtp(next);
+    }
+
+    std::atomic<bool> cancel{false};
+    sctest::Collect sink;
+    ModelMemory memory;
+    const auto r = decode_regions(m, {in}, greedy(DecodeMode::Mtp, 3, max_new), sink, cancel, &memory);
+    CHECK_MSG(r.regions[0].tokens == ids(e, "mtp_spec_ids"), name << " MTP ids differ from the reference");
+    CHECK_MSG(r.regions[0].tokens == ids(e, "greedy_ar_ids"), name << " MTP != AR");
+    std::vector<int> commits;
+    for (const Event& ev : sink.events)
+      if (ev.type == Event::Type::Round && ev.round > 0) commits.push_back(int(ev.committed.size()));
+    // The engine's round 0 is the prompt's step, which the reference takes from its prefill.
+    CHECK_MSG(commits == ids(e, "mtp_round_commits"), name << " MTP rounds commit differently from the reference");
   });
 }

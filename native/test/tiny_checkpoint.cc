@@ -102,8 +102,7 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
     for (int i = 0; i < D; ++i) e[size_t(50 * D + i)] += s.favor_strength;
   }
   const int qd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim;
-  for (int i = 0; i < s.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
+  auto decoder_layer = [&](const std::string& p) {
     norm(p + "input_layernorm.weight", D);
     rand(p + "self_attn.q_proj.weight", {qd, D}, w * 2);
     rand(p + "self_attn.k_proj.weight", {kvd, D}, w * 2);
@@ -113,8 +112,19 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
     rand(p + "mlp.gate_proj.weight", {s.inter, D}, w);
     rand(p + "mlp.up_proj.weight", {s.inter, D}, w);
     rand(p + "mlp.down_proj.weight", {D, s.inter}, w);
-  }
+  };
+  for (int i = 0; i < s.layers; ++i) decoder_layer("model.layers." + std::to_string(i) + ".");
   norm("model.norm.weight", D);
+  if (s.mtp) {
+    norm("mtp.hnorm.weight", D);
+    norm("mtp.enorm.weight", D);
+    rand("mtp.eh_proj.weight", {D, 2 * D}, w);
+    // A favoured checkpoint's head passes the next token's embedding on, so after token 50 it drafts 50.
+    if (s.favor_strength > 0)
+      for (int i = 0; i < D; ++i) t["mtp.eh_proj.weight"].second[size_t(i * 2 * D + D + i)] += 1.0f;
+    decoder_layer("mtp.layer.");
+    norm("mtp.norm.weight", D);
+  }
   rand("lm_head.weight", {s.vocab, D}, 0.5f);
   if (s.favor_strength > 0)
     for (int i = 0; i < D; ++i) t["lm_head.weight"].second[size_t(50 * D + i)] += s.favor_strength;
@@ -133,7 +143,7 @@ std::string write_tiny_checkpoint(const TinySpec& s, const std::string& name) {
     << s.heads << ",\"num_key_value_heads\":" << s.kv_heads << ",\"head_dim\":" << s.head_dim
     << ",\"intermediate_size\":" << s.inter << ",\"vocab_size\":" << s.vocab
     << ",\"rms_norm_eps\":1e-6,\"rope_theta\":10000.0,\"mrope_section\":[" << st << "," << sh << "," << sw
-    << "],\"max_position_embeddings\":4096},"
+    << "],\"max_position_embeddings\":4096" << (s.mtp ? ",\"num_mtp_layers\":1" : "") << "},"
     << "\"image\":{\"max_image_tokens\":" << s.max_image_tokens << ",\"min_height\":32,\"unit\":16,\"mean\":0.5,\"std\":0.5},"
     << "\"bos_token_id\":1,\"eos_token_id\":2,\"pad_token_id\":0,\"mask_token_id\":3,\"image_token_id\":4,"
     << "\"prompt_token_ids\":{\"text\":5,\"table\":6,\"formula\":7},\"diffusion_block_size\":8,"

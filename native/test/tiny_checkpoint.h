@@ -20,6 +20,8 @@ struct TinySpec {
   // token 50's embedding along the same direction, so drafts often match the verifier (the acceptance paths of
   // self-spec get exercised) and strong leans end in loops.
   float favor_strength = 0;
+  // Adds an MTP head (mtp.*, num_mtp_layers 1).
+  bool mtp = false;
 };
 
 // Returns the directory (under /tmp). Files are rewritten each call.

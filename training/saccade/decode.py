@@ -1,4 +1,5 @@
-"""Reference decoders over one region: greedy AR, self-speculative (decisions 0002, 0016) and pure diffusion.
+"""Reference decoders over one region: greedy AR, self-speculative (decisions 0002, 0016), MTP speculation
+(decision 0018) and pure diffusion.
 
 Every decoder counts forwards after the prefill: `tokens_per_forward` = tokens emitted by those forwards /
 their number. Greedy AR takes its first token from the prefill's logits.
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .model import attention_bias
 from .preprocess import patchify
 from .sequence import prefix, text_positions
 from .vocab import EOS, MASK
@@ -70,21 +72,25 @@ class Region:
         ids, pos, p = prefix(grid[0] // m, grid[1] // m, prompt_id)
         self.cache = KVCache()
         x = model.embed(ids[None], [self.image_embeds])
-        logits, new = model.extend(x, pos[None], causal(len(ids))[None], None)
+        logits, new, hidden = model.extend(x, pos[None], causal(len(ids))[None], None)
         self.cache.commit(new, len(ids))
         self.prefill_logits = logits[0, -1]
+        self.prefix_embeds, self.prefix_hidden, self.prefix_pos = x[0], hidden[0], pos
         self.next_pos = p + 1  # position of the first text token
 
-    def forward(self, ids, start_pos, block_mask, commit):
+    def forward(self, ids, start_pos, block_mask, commit, hidden=None):
         """Forward `ids` at positions start_pos.. after the cache; commit the first `commit` rows' KV.
 
-        Returns the logits [len(ids), V] and the forward's per-layer (k, v) for a later commit."""
+        Returns the logits [len(ids), V] and the forward's per-layer (k, v) for a later commit; with a list
+        as `hidden`, appends the rows' last hidden states [len(ids), D] to it."""
         n_cache = self.cache.length
         mask = torch.cat([torch.ones(len(ids), n_cache, dtype=torch.bool), block_mask], dim=1)
         x = self.model.embed(torch.tensor(ids)[None])
         pos = text_positions(start_pos, len(ids))[None]
-        logits, new = self.model.extend(x, pos, mask[None], self.cache.layers)
+        logits, new, h = self.model.extend(x, pos, mask[None], self.cache.layers)
         self.cache.commit(new, commit)
+        if hidden is not None:
+            hidden.append(h[0])
         return logits[0], new
 
 
@@ -137,6 +143,83 @@ def self_spec(region, block_size=32, max_new=256):
         c_pos += accepted + 1
         if EOS in committed:
             break
+    out.ids = _truncate(out.ids, max_new)
+    return out
+
+
+class MtpDrafter:
+    """The MTP head's own one-layer cache over a region (saccade/mtp.py): entry s reads the trunk's hidden
+    state at slot s and the embedding of the token at s + 1, committed once both are final."""
+
+    def __init__(self, region):
+        self.model, self.cache = region.model, KVCache()
+
+    def step(self, hidden, next_embeds, pos, commit):
+        """Head rows after the cache: hidden, next_embeds [n, D], pos [n, 3] -> (logits [n, V], outputs)."""
+        head, n = self.model.mtp, len(hidden)
+        mask = torch.cat([torch.ones(n, self.cache.length, dtype=torch.bool), causal(n)], dim=1)
+        cos, sin = self.model._rope(pos[None])
+        past = None if self.cache.layers is None else self.cache.layers[0]
+        y, kv, _ = head.layer(head.fuse(hidden, next_embeds)[None], cos, sin,
+                              attention_bias(mask[None], hidden.dtype), past)
+        self.cache.commit([kv], commit)
+        return self.model.lm_head(head.norm(y[0])), y[0]
+
+    def chain(self, logits, out, first_pos, n):
+        """n drafts: the committed rows' last logits give the first, each further one the head applied to its
+        own output and guess at the next slot (scratch, never committed)."""
+        ids = [int(logits[-1].argmax())]
+        mark = self.cache.length
+        h, pos = out[-1:], first_pos
+        while len(ids) < n:
+            emb = self.model.embed(torch.tensor([[ids[-1]]]))[0]
+            logits, h = self.step(h, emb, text_positions(pos, 1), commit=1)
+            ids.append(int(logits[-1].argmax()))
+            pos += 1
+        self.truncate(mark)
+        return ids
+
+    def truncate(self, n):
+        if self.cache.layers is not None:
+            self.cache.layers = [(k[:, :, :n], v[:, :, :n]) for k, v in self.cache.layers]
+
+
+@torch.no_grad()
+def mtp_spec(region, drafts=3, max_new=256):
+    """Speculation with the MTP head: each round one trunk forward verifies [c, d_1..d_k] causally; the
+    matching drafts and the trunk's own next token are committed, then the head reads the new hidden states
+    and drafts the next k. `forwards` counts trunk forwards (the head is one layer)."""
+    model = region.model
+    head = MtpDrafter(region)
+    out = Decoded([int(region.prefill_logits.argmax())])
+    # The prefix's head entries: every slot's next embedding is the following slot's, the prompt's is the
+    # first token's.
+    first_emb = model.embed(torch.tensor([[out.ids[0]]]))[0]
+    next_embeds = torch.cat([region.prefix_embeds[1:], first_emb])
+    logits, h = head.step(region.prefix_hidden, next_embeds, region.prefix_pos, commit=len(next_embeds))
+    c_pos = region.next_pos
+    guesses = head.chain(logits, h, c_pos, drafts) if drafts else []
+    while out.ids[-1] != EOS and len(out.ids) < max_new:
+        guesses = guesses[:max(0, max_new - len(out.ids) - 1)]
+        k = len(guesses)
+        hidden = []
+        logits, new = region.forward([out.ids[-1]] + guesses, c_pos, causal(1 + k), commit=0, hidden=hidden)
+        verified = logits.argmax(-1).tolist()
+        accepted = 0
+        while accepted < k and guesses[accepted] == verified[accepted]:
+            accepted += 1
+        committed = guesses[:accepted] + [verified[accepted]]
+        region.cache.commit(new, 1 + accepted)
+        out.forwards += 1
+        out.rounds.append(len(committed))
+        out.ids += committed
+        if EOS in committed:
+            break
+        embeds = model.embed(torch.tensor([committed]))[0]
+        logits, h = head.step(hidden[0][:1 + accepted], embeds, text_positions(c_pos, 1 + accepted),
+                              commit=1 + accepted)
+        c_pos += 1 + accepted
+        guesses = head.chain(logits, h, c_pos, drafts) if drafts else []
     out.ids = _truncate(out.ids, max_new)
     return out
 

@@ -203,16 +203,20 @@ class DecoderAttention(nn.Module):
         self.v_proj = nn.Linear(D, self.hkv * d, bias=False)
         self.o_proj = nn.Linear(self.hq * d, D, bias=False)
 
+    def keys(self, x, cos, sin):
+        """The (k, v) [B, Hkv, T, d] that rows x [B, T, D] add to the cache."""
+        B, T, _ = x.shape
+        k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
+        v = self.v_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
+        return rotate_half(k, cos[:, None], sin[:, None]), v
+
     def forward(self, x, cos, sin, bias, past=None, watch=False):
         # x [B, T, D]; cos/sin [B, T, d/2]; bias [B, T, S] additive (0 or -inf), S = past + T. With watch,
         # also returns every query head's attention probabilities [B, Hq, T, S] (None otherwise).
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.hq, self.d).transpose(1, 2)
-        k = self.k_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
-        v = self.v_proj(x).view(B, T, self.hkv, self.d).transpose(1, 2)
-        cos, sin = cos[:, None], sin[:, None]
-        q, k = rotate_half(q, cos, sin) / math.sqrt(self.d), rotate_half(k, cos, sin)
-        new_kv = (k, v)
+        q = rotate_half(q, cos[:, None], sin[:, None]) / math.sqrt(self.d)
+        k, v = new_kv = self.keys(x, cos, sin)
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
         # Query head j uses kv head j // group: stack each kv head's queries instead of copying k and v.
@@ -247,6 +251,25 @@ class TextModel(nn.Module):
         self.norm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
 
 
+class MtpHead(nn.Module):
+    """Multi-token prediction (DeepSeek-V3's MTP module, the drafter GLM-OCR ships): one more decoder layer
+    whose position i reads the trunk's last hidden state h_i and the embedding of the token at i + 1, and
+    predicts the token at i + 2 through the shared LM head. Drafting applies it again to its own output and
+    its own guess, as often as the draft is long (docs/decisions/0018)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        D, eps = cfg["hidden_size"], cfg["rms_norm_eps"]
+        self.hnorm = RMSNorm(D, eps)
+        self.enorm = RMSNorm(D, eps)
+        self.eh_proj = nn.Linear(2 * D, D, bias=False)
+        self.layer = DecoderLayer(cfg)
+        self.norm = RMSNorm(D, eps)
+
+    def fuse(self, h, next_embeds):
+        return self.eh_proj(torch.cat([self.hnorm(h), self.enorm(next_embeds)], dim=-1))
+
+
 class SaccadeOCR(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -256,6 +279,7 @@ class SaccadeOCR(nn.Module):
         self.merger = PatchMerger(vc["hidden_size"], tc["hidden_size"], vc["merge_size"], tc["rms_norm_eps"])
         self.model = TextModel(tc)
         self.lm_head = nn.Linear(tc["hidden_size"], tc["vocab_size"], bias=False)
+        self.mtp = MtpHead(tc) if tc.get("num_mtp_layers", 0) else None
         self.apply(self._init)
 
     @staticmethod
@@ -292,6 +316,13 @@ class SaccadeOCR(nn.Module):
 
         watch=(layer, head) also returns that head's attention probabilities [B, T, T]: (logits, probs).
         fixation (fixation.SparseImageAttention) narrows each layer's image keys as the engine's pruning does."""
+        x, watched = self.trunk(input_ids, pos3, mask, image_embeds, watch, fixation)
+        logits = self.lm_head(self.model.norm(x))
+        return logits if watch is None else (logits, watched)
+
+    def trunk(self, input_ids, pos3, mask, image_embeds=None, watch=None, fixation=None):
+        """forward's last hidden states before the final norm [B, T, D] (what the MTP head reads), and the
+        watched head's attention probabilities (None without watch)."""
         x = self.embed(input_ids, image_embeds)
         cos, sin = self._rope(pos3)
         bias = attention_bias(mask, x.dtype)
@@ -307,14 +338,14 @@ class SaccadeOCR(nn.Module):
                 fixation.observe(probs.sum(1))
             if watched_here:
                 watched = probs[:, watch[1]]
-        logits = self.lm_head(self.model.norm(x))
-        return logits if watch is None else (logits, watched)
+        return x, watched
 
     def extend(self, x, pos3, mask, cache):
         """Batch-1 forward of new embeddings x [1, T, D] after `cache` (list of per-layer (k, v) or None).
 
-        mask [1, T, S] covers cache + new tokens. Returns logits [1, T, V] and the new tokens' per-layer
-        (k, v); the caller decides how many of them to commit to the cache.
+        mask [1, T, S] covers cache + new tokens. Returns logits [1, T, V], the new tokens' per-layer (k, v)
+        (the caller decides how many of them to commit to the cache) and the last hidden states [1, T, D]
+        before the final norm (the MTP head's input).
         """
         cos, sin = self._rope(pos3)
         bias = attention_bias(mask, x.dtype)
@@ -322,7 +353,7 @@ class SaccadeOCR(nn.Module):
         for i, layer in enumerate(self.model.layers):
             x, kv, _ = layer(x, cos, sin, bias, None if cache is None else cache[i])
             new.append(kv)
-        return self.lm_head(self.model.norm(x)), new
+        return self.lm_head(self.model.norm(x)), new, x
 
 
 def count_parameters(model):

@@ -45,12 +45,15 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
   DecodeResult result;
   Decoder dec(m);
   const bool auto_block = o.mode == DecodeMode::Spec && o.block_size == 0;
-  const int max_block = o.mode == DecodeMode::AR ? 0
-                        : auto_block             ? kMaxAutoBlock
+  const int max_block = o.mode == DecodeMode::AR  ? 0
+                        : o.mode == DecodeMode::Mtp ? (o.block_size > 0 ? o.block_size : kMtpDrafts)
+                        : auto_block                ? kMaxAutoBlock
                         : o.block_size > 0       ? o.block_size
                                                  : m.cfg.diffusion_block_size;
-  // A self-speculative forward holds the pending token, up to B - 1 guesses and B masks.
-  const int lookahead = o.mode == DecodeMode::Spec ? 2 * max_block : max_block;
+  if (o.mode == DecodeMode::Mtp && !m.mtp) throw EngineError("mode mtp needs a model with an MTP head; this one has none");
+  // A self-speculative forward holds the pending token, up to B - 1 guesses and B masks; an MTP round the
+  // pending token and k drafts, the head's chain k - 1 scratch slots after the committed ones.
+  const int lookahead = o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp ? 2 * max_block : max_block;
   DecodeContext ctx{m, dec, o, sink, cancel, Rng(o.seed)};
   const size_t group = o.mode == DecodeMode::Diffusion ? 1 : size_t(o.batch_size);
   for (size_t first = 0; first < regions.size() && !cancel.load(); first += group) {
@@ -74,6 +77,7 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
 
     switch (o.mode) {
       case DecodeMode::AR: decode_ar(ctx, seqs); break;
+      case DecodeMode::Mtp: decode_mtp(ctx, seqs); break;
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
         std::unique_ptr<BlockSizer> sizer;

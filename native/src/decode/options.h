@@ -5,7 +5,7 @@
 
 namespace saccade {
 
-enum class DecodeMode { AR, Spec, Diffusion };
+enum class DecodeMode { AR, Spec, Mtp, Diffusion };
 
 struct FixationOptions {
   bool enabled = true;
@@ -16,7 +16,7 @@ struct FixationOptions {
 
 struct DecodeOptions {
   DecodeMode mode = DecodeMode::Spec;
-  int block_size = 0;  // 0 = auto
+  int block_size = 0;  // 0 = auto; MTP: drafts per round
   float tau_c = 0.9f;
   int refine_steps = 0;
   float temperature = 0;  // 0 = greedy

@@ -59,6 +59,7 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   }
   s.image_embeds = image_embeds_.data();
   s.last_row_logits_only = true;
+  if (o.mode == DecodeMode::Mtp) s.hidden_out = &prefill_hidden_;
   dec_.forward(segs);
   cache_.len = text_slot_;
   stats_.prefill_ms = now_ms() - t0;
@@ -103,9 +104,14 @@ std::vector<float> Sequence::forward(const std::vector<Row>& rows) {
 }
 
 std::vector<std::vector<float>> forward_batch(Decoder& dec, const std::vector<Sequence*>& seqs,
-                                              const std::vector<std::vector<Row>>& rows) {
+                                              const std::vector<std::vector<Row>>& rows,
+                                              std::vector<std::vector<float>>* hidden) {
   std::vector<Segment> segs;
-  for (size_t i = 0; i < seqs.size(); ++i) segs.push_back(seqs[i]->segment(rows[i]));
+  if (hidden) hidden->assign(seqs.size(), {});
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    segs.push_back(seqs[i]->segment(rows[i]));
+    if (hidden) segs.back().hidden_out = &(*hidden)[i];
+  }
   const std::vector<float> all = dec.forward(segs);
   size_t total = 0;
   for (const auto& r : rows) total += r.size();

@@ -57,6 +57,11 @@ class Sequence {
   const std::vector<int>& output() const { return output_; }
   RegionStats& stats() { return stats_; }
   FixationController* fixation() { return fix_.get(); }
+  // MTP mode: the trunk's last hidden states of the prefill rows [BOS, IMG x N] (host [1 + N, hidden]) and
+  // the image embeddings, which the MTP head's own cache starts from.
+  const std::vector<float>& prefill_hidden() const { return prefill_hidden_; }
+  const float* image_embeds() const { return image_embeds_.data(); }
+  int cache_capacity() const { return cache_.cap; }
   // Tokens still allowed before max_new_tokens (or the position limit).
   int budget() const;
 
@@ -80,6 +85,7 @@ class Sequence {
   int rows_ = 0, cols_ = 0, n_img_ = 0, text_slot_ = 0, text_pos_ = 0;
   int max_new_ = 0, max_text_slots_ = 0;
   Buffer image_embeds_;
+  std::vector<float> prefill_hidden_;
   KvCache cache_;
   int pending_ = 0;
   bool done_ = false;
@@ -103,8 +109,9 @@ double now_ms();
 
 // One decoder forward over several sequences (rows of all of them share every GEMM). rows[i] belongs to
 // seqs[i]; returns each sequence's logits [rows, vocab]. Rows stay independent, so results equal
-// per-sequence forwards bit for bit.
+// per-sequence forwards bit for bit. hidden, when given, receives each sequence's last hidden states.
 std::vector<std::vector<float>> forward_batch(Decoder& dec, const std::vector<Sequence*>& seqs,
-                                              const std::vector<std::vector<Row>>& rows);
+                                              const std::vector<std::vector<Row>>& rows,
+                                              std::vector<std::vector<float>>* hidden = nullptr);
 
 }  // namespace saccade

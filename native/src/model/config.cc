@@ -70,6 +70,7 @@ ModelConfig parse_config(const std::string& text) {
   c.text.rms_norm_eps = get_float(t, "rms_norm_eps", tp, 0, 1);
   c.text.rope_theta = get_float(t, "rope_theta", tp, 1, 1e9);
   c.text.max_position_embeddings = get_int(t, "max_position_embeddings", tp, 16, 1 << 20);
+  if (t.find("num_mtp_layers")) c.text.num_mtp_layers = get_int(t, "num_mtp_layers", tp, 0, 1);
   const auto& sec = t.at("mrope_section", tp).items("text_config.mrope_section");
   if (sec.size() != 3) throw EngineError("text_config.mrope_section: expected 3 entries");
   int sum = 0;

@@ -24,6 +24,7 @@ struct TextConfig {
       vocab_size, max_position_embeddings;
   float rms_norm_eps, rope_theta;
   int mrope_section[3];
+  int num_mtp_layers = 0;  // 1: the checkpoint carries an MTP head (mtp.*, docs/model-format.md)
 };
 
 struct ImageConfig {

@@ -12,11 +12,11 @@ double wall_ms() {
 }
 }  // namespace
 
-KvCache make_kv_cache(Model& m, int cap) {
+KvCache make_kv_cache(Model& m, int cap, int layers) {
   const TextConfig& t = m.cfg.text;
   KvCache c;
   c.cap = cap;
-  for (int i = 0; i < t.num_layers; ++i) {
+  for (int i = 0; i < (layers < 0 ? t.num_layers : layers); ++i) {
     c.k.emplace_back(m.backend.get(), size_t(cap) * t.num_key_value_heads * t.head_dim);
     c.v.emplace_back(m.backend.get(), size_t(cap) * t.num_key_value_heads * t.head_dim);
   }
@@ -30,6 +30,7 @@ void Decoder::reserve(int rows) {
   const size_t R = size_t(rows), D = size_t(t.hidden_size);
   x_ = Buffer(be, R * D);
   h_ = Buffer(be, R * D);
+  e_ = Buffer(be, R * D);
   q_ = Buffer(be, R * t.num_attention_heads * t.head_dim);
   k_ = Buffer(be, R * t.num_key_value_heads * t.head_dim);
   v_ = Buffer(be, R * t.num_key_value_heads * t.head_dim);
@@ -40,16 +41,13 @@ void Decoder::reserve(int rows) {
   cap_rows_ = rows;
 }
 
-std::vector<float> Decoder::forward(std::vector<Segment>& segs) {
+int Decoder::embed_rows(std::vector<Segment>& segs, std::vector<Pos3>* pos) {
   Backend& be = *m_.backend;
   const ModelConfig& c = m_.cfg;
   const TextConfig& t = c.text;
-  const int D = t.hidden_size, Hq = t.num_attention_heads, Hkv = t.num_key_value_heads, hd = t.head_dim;
-  const int qd = Hq * hd, kvd = Hkv * hd;
-
+  const int D = t.hidden_size;
   int T = 0;
   std::vector<int> ids;
-  std::vector<Pos3> pos;
   for (Segment& s : segs) {
     const int n = int(s.tokens.size());
     if (n == 0 || int(s.pos.size()) != n || int(s.key_limit.size()) != n)
@@ -60,82 +58,124 @@ std::vector<float> Decoder::forward(std::vector<Segment>& segs) {
       if (s.key_limit[i] < 1 || s.key_limit[i] > s.cache->cap || s.tokens[i] < 0 || s.tokens[i] >= t.vocab_size)
         throw EngineError("decoder forward: bad row");
     ids.insert(ids.end(), s.tokens.begin(), s.tokens.end());
-    pos.insert(pos.end(), s.pos.begin(), s.pos.end());
+    pos->insert(pos->end(), s.pos.begin(), s.pos.end());
     T += n;
   }
   reserve(T);
   be.embed(ids.data(), T, m_.embed_tokens, x_.data());
-  {
-    int row = 0;
-    for (Segment& s : segs) {
-      int img = 0;
-      for (size_t i = 0; i < s.tokens.size(); ++i, ++row)
-        if (s.image_embeds && s.tokens[i] == c.image_token_id)
-          be.copy(x_.data() + size_t(row) * D, s.image_embeds + size_t(img++) * D, size_t(D));
-    }
+  int row = 0;
+  for (Segment& s : segs) {
+    int img = 0;
+    for (size_t i = 0; i < s.tokens.size(); ++i, ++row)
+      if (s.image_embeds && s.tokens[i] == c.image_token_id)
+        be.copy(x_.data() + size_t(row) * D, s.image_embeds + size_t(img++) * D, size_t(D));
   }
-  const std::vector<float> rope = mrope_table(t, pos.data(), T);
+  return T;
+}
 
-  for (int l = 0; l < t.num_layers; ++l) {
-    const DecoderLayer& L = m_.layers[size_t(l)];
-    be.rms_norm(x_.data(), T, D, L.input_norm.data(), t.rms_norm_eps, h_.data());
-    be.linear(h_.data(), T, L.q, nullptr, q_.data());
-    be.linear(h_.data(), T, L.k, nullptr, k_.data());
-    be.linear(h_.data(), T, L.v, nullptr, v_.data());
-    be.rope(q_.data(), T, Hq, hd, rope.data());
-    be.rope(k_.data(), T, Hkv, hd, rope.data());
-    int row = 0;
-    for (Segment& s : segs) {
-      const int n = int(s.tokens.size());
-      KvCache& kv = *s.cache;
-      be.copy(kv.k[size_t(l)].data() + size_t(s.first_slot) * kvd, k_.data() + size_t(row) * kvd, size_t(n) * kvd);
-      be.copy(kv.v[size_t(l)].data() + size_t(s.first_slot) * kvd, v_.data() + size_t(row) * kvd, size_t(n) * kvd);
-      AttentionArgs a{};
-      a.q = q_.data() + size_t(row) * qd;
-      a.k = kv.k[size_t(l)].data();
-      a.v = kv.v[size_t(l)].data();
-      a.M = n;
-      a.Hq = Hq;
-      a.Hkv = Hkv;
-      a.d = hd;
-      a.key_limit = s.key_limit.data();
-      a.img_begin = s.img_begin;
-      a.img_end = s.img_end;
-      a.out = att_.data() + size_t(row) * qd;
-      const double t0 = s.attention_ms ? wall_ms() : 0;
-      if (s.hook) s.hook->before_attention(l, a);
-      be.attention(a);
-      if (s.hook) s.hook->after_attention(l, a);
-      if (s.attention_ms) *s.attention_ms += wall_ms() - t0;
-      row += n;
-    }
-    be.linear(att_.data(), T, L.o, nullptr, h_.data());
-    be.add(x_.data(), h_.data(), size_t(T) * D);
-    be.rms_norm(x_.data(), T, D, L.post_norm.data(), t.rms_norm_eps, h_.data());
-    be.linear(h_.data(), T, L.gate, nullptr, g_.data());
-    be.linear(h_.data(), T, L.up, nullptr, u_.data());
-    be.silu_mul(g_.data(), u_.data(), g_.data(), size_t(T) * t.intermediate_size);
-    be.linear(g_.data(), T, L.down, nullptr, h_.data());
-    be.add(x_.data(), h_.data(), size_t(T) * D);
+void Decoder::run_layer(const DecoderLayer& L, int cache_layer, int hook_layer, std::vector<Segment>& segs, int T,
+                        const float* rope) {
+  Backend& be = *m_.backend;
+  const TextConfig& t = m_.cfg.text;
+  const int D = t.hidden_size, Hq = t.num_attention_heads, Hkv = t.num_key_value_heads, hd = t.head_dim;
+  const int qd = Hq * hd, kvd = Hkv * hd;
+  const size_t l = size_t(cache_layer);
+  be.rms_norm(x_.data(), T, D, L.input_norm.data(), t.rms_norm_eps, h_.data());
+  be.linear(h_.data(), T, L.q, nullptr, q_.data());
+  be.linear(h_.data(), T, L.k, nullptr, k_.data());
+  be.linear(h_.data(), T, L.v, nullptr, v_.data());
+  be.rope(q_.data(), T, Hq, hd, rope);
+  be.rope(k_.data(), T, Hkv, hd, rope);
+  int row = 0;
+  for (Segment& s : segs) {
+    const int n = int(s.tokens.size());
+    KvCache& kv = *s.cache;
+    be.copy(kv.k[l].data() + size_t(s.first_slot) * kvd, k_.data() + size_t(row) * kvd, size_t(n) * kvd);
+    be.copy(kv.v[l].data() + size_t(s.first_slot) * kvd, v_.data() + size_t(row) * kvd, size_t(n) * kvd);
+    AttentionArgs a{};
+    a.q = q_.data() + size_t(row) * qd;
+    a.k = kv.k[l].data();
+    a.v = kv.v[l].data();
+    a.M = n;
+    a.Hq = Hq;
+    a.Hkv = Hkv;
+    a.d = hd;
+    a.key_limit = s.key_limit.data();
+    a.img_begin = s.img_begin;
+    a.img_end = s.img_end;
+    a.out = att_.data() + size_t(row) * qd;
+    AttentionHook* hook = hook_layer >= 0 ? s.hook : nullptr;
+    const double t0 = s.attention_ms ? wall_ms() : 0;
+    if (hook) hook->before_attention(hook_layer, a);
+    be.attention(a);
+    if (hook) hook->after_attention(hook_layer, a);
+    if (s.attention_ms) *s.attention_ms += wall_ms() - t0;
+    row += n;
   }
+  be.linear(att_.data(), T, L.o, nullptr, h_.data());
+  be.add(x_.data(), h_.data(), size_t(T) * D);
+  be.rms_norm(x_.data(), T, D, L.post_norm.data(), t.rms_norm_eps, h_.data());
+  be.linear(h_.data(), T, L.gate, nullptr, g_.data());
+  be.linear(h_.data(), T, L.up, nullptr, u_.data());
+  be.silu_mul(g_.data(), u_.data(), g_.data(), size_t(T) * t.intermediate_size);
+  be.linear(g_.data(), T, L.down, nullptr, h_.data());
+  be.add(x_.data(), h_.data(), size_t(T) * D);
+}
 
-  // Final norm and LM head only on the rows whose logits are wanted.
+std::vector<float> Decoder::read_out(std::vector<Segment>& segs, const Buffer& norm) {
+  Backend& be = *m_.backend;
+  const TextConfig& t = m_.cfg.text;
+  const int D = t.hidden_size;
   std::vector<int> out_rows;
-  {
-    int row = 0;
-    for (Segment& s : segs) {
-      const int n = int(s.tokens.size());
-      for (int i = s.last_row_logits_only ? n - 1 : 0; i < n; ++i) out_rows.push_back(row + i);
-      row += n;
+  int row = 0;
+  for (Segment& s : segs) {
+    const int n = int(s.tokens.size());
+    if (s.hidden_out) {
+      s.hidden_out->resize(size_t(n) * D);
+      be.download(s.hidden_out->data(), x_.data() + size_t(row) * D, s.hidden_out->size());
     }
+    for (int i = s.last_row_logits_only ? n - 1 : 0; i < n; ++i) out_rows.push_back(row + i);
+    row += n;
   }
   const int R = int(out_rows.size());
   be.gather_rows(x_.data(), D, out_rows.data(), R, h_.data());
-  be.rms_norm(h_.data(), R, D, m_.final_norm.data(), t.rms_norm_eps, h_.data());
+  be.rms_norm(h_.data(), R, D, norm.data(), t.rms_norm_eps, h_.data());
   be.linear(h_.data(), R, m_.lm_head, nullptr, logits_.data());
   std::vector<float> out(size_t(R) * t.vocab_size);
   be.download(out.data(), logits_.data(), out.size());
   return out;
+}
+
+std::vector<float> Decoder::forward(std::vector<Segment>& segs) {
+  std::vector<Pos3> pos;
+  const int T = embed_rows(segs, &pos);
+  const std::vector<float> rope = mrope_table(m_.cfg.text, pos.data(), T);
+  for (int l = 0; l < m_.cfg.text.num_layers; ++l) run_layer(m_.layers[size_t(l)], l, l, segs, T, rope.data());
+  return read_out(segs, m_.final_norm);
+}
+
+std::vector<float> Decoder::forward_mtp(std::vector<Segment>& segs) {
+  if (!m_.mtp) throw EngineError("this model has no MTP head");
+  Backend& be = *m_.backend;
+  const TextConfig& t = m_.cfg.text;
+  const int D = t.hidden_size;
+  const MtpHead& head = *m_.mtp;
+  std::vector<Pos3> pos;
+  const int T = embed_rows(segs, &pos);  // x_: the next tokens' embeddings
+  int row = 0;
+  for (Segment& s : segs) {
+    if (!s.mtp_hidden) throw EngineError("decoder forward_mtp: segment without hidden states");
+    be.upload(h_.data() + size_t(row) * D, s.mtp_hidden, s.tokens.size() * size_t(D));
+    row += int(s.tokens.size());
+  }
+  be.rms_norm(h_.data(), T, D, head.hnorm.data(), t.rms_norm_eps, h_.data());
+  be.rms_norm(x_.data(), T, D, head.enorm.data(), t.rms_norm_eps, x_.data());
+  be.linear(x_.data(), T, head.eh_proj_e, nullptr, e_.data());
+  be.linear(h_.data(), T, head.eh_proj_h, nullptr, x_.data());
+  be.add(x_.data(), e_.data(), size_t(T) * D);
+  const std::vector<float> rope = mrope_table(t, pos.data(), T);
+  run_layer(head.layer, 0, -1, segs, T, rope.data());
+  return read_out(segs, head.norm);
 }
 
 }  // namespace saccade

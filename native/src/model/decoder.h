@@ -22,7 +22,8 @@ struct KvCache {
   int len = 0;
 };
 
-KvCache make_kv_cache(Model& m, int cap);
+// layers: the trunk's by default; the MTP head keeps a one-layer cache of its own.
+KvCache make_kv_cache(Model& m, int cap, int layers = -1);
 
 // Lets a caller shape and observe attention per layer (visual fixation).
 class AttentionHook {
@@ -45,6 +46,12 @@ struct Segment {
   // When set, wall time of this segment's attention (fixation hooks included) is added here, so the benchmark
   // can compare pruned and full attention directly rather than through whole-forward times.
   double* attention_ms = nullptr;
+  // When set, receives every row's last hidden state before the final norm, host [n, hidden] (the trunk's
+  // from forward, the head's from forward_mtp): what the MTP head continues from.
+  std::vector<float>* hidden_out = nullptr;
+  // forward_mtp only: per row, the hidden state the head continues from (host [n, hidden]); tokens are then
+  // the tokens that follow each row (image_token_id rows take the next image embedding, as in forward).
+  const float* mtp_hidden = nullptr;
 };
 
 class Decoder {
@@ -52,12 +59,22 @@ class Decoder {
   explicit Decoder(Model& m) : m_(m) {}
   // Returns host logits, per segment n rows (or 1 with last_row_logits_only) of vocab_size, concatenated.
   std::vector<float> forward(std::vector<Segment>& segs);
+  // The MTP head over rows (docs/decisions/0018); each segment's cache is the head's one-layer cache. Returns
+  // the head's logits like forward.
+  std::vector<float> forward_mtp(std::vector<Segment>& segs);
 
  private:
   void reserve(int rows);
+  // Validates the segments and embeds their tokens into x_; returns the row count.
+  int embed_rows(std::vector<Segment>& segs, std::vector<Pos3>* pos);
+  // x_ += layer(x_) for every row, attending against cache layer `cache_layer`; hooks see `hook_layer`.
+  void run_layer(const DecoderLayer& L, int cache_layer, int hook_layer, std::vector<Segment>& segs, int T,
+                 const float* rope);
+  // hidden_out, then norm and LM head on the rows whose logits are wanted.
+  std::vector<float> read_out(std::vector<Segment>& segs, const Buffer& norm);
   Model& m_;
   int cap_rows_ = 0;
-  Buffer x_, h_, q_, k_, v_, att_, g_, u_, logits_;
+  Buffer x_, h_, e_, q_, k_, v_, att_, g_, u_, logits_;
 };
 
 }  // namespace saccade

@@ -1,5 +1,6 @@
 #include "model/model.h"
 
+#include <algorithm>
 #include <set>
 
 #include "model/conv_stem.h"
@@ -149,8 +150,7 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
 
   const int qd = t.num_attention_heads * t.head_dim, kvd = t.num_key_value_heads * t.head_dim;
   m->embed_tokens = r.mat("model.embed_tokens.weight", t.vocab_size, D, WeightUse::Lookup);
-  for (int i = 0; i < t.num_layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
+  auto decoder_layer = [&](const std::string& p) {
     DecoderLayer L;
     L.input_norm = r.vec(p + "input_layernorm.weight", D);
     L.q = r.mat(p + "self_attn.q_proj.weight", qd, D);
@@ -161,10 +161,27 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
     L.gate = r.mat(p + "mlp.gate_proj.weight", t.intermediate_size, D);
     L.up = r.mat(p + "mlp.up_proj.weight", t.intermediate_size, D);
     L.down = r.mat(p + "mlp.down_proj.weight", D, t.intermediate_size);
-    m->layers.push_back(std::move(L));
-  }
+    return L;
+  };
+  for (int i = 0; i < t.num_layers; ++i) m->layers.push_back(decoder_layer("model.layers." + std::to_string(i) + "."));
   m->final_norm = r.vec("model.norm.weight", D);
   m->lm_head = r.mat("lm_head.weight", t.vocab_size, D);
+  if (t.num_mtp_layers == 1) {
+    auto h = std::make_unique<MtpHead>();
+    h->hnorm = r.vec("mtp.hnorm.weight", D);
+    h->enorm = r.vec("mtp.enorm.weight", D);
+    const std::vector<float> eh = r.read("mtp.eh_proj.weight", {D, 2 * D});
+    std::vector<float> wh(size_t(D) * D), we(size_t(D) * D);
+    for (size_t row = 0; row < size_t(D); ++row) {
+      std::copy_n(eh.begin() + long(row * 2 * D), D, wh.begin() + long(row * D));
+      std::copy_n(eh.begin() + long(row * 2 * D + D), D, we.begin() + long(row * D));
+    }
+    h->eh_proj_h = m->backend->upload_weight(wh, D, D, WeightUse::Linear);
+    h->eh_proj_e = m->backend->upload_weight(we, D, D, WeightUse::Linear);
+    h->layer = decoder_layer("mtp.layer.");
+    h->norm = r.vec("mtp.norm.weight", D);
+    m->mtp = std::move(h);
+  }
   r.check_all_used();
   m->parameter_count = r.count();
   return m;

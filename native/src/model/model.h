@@ -27,6 +27,15 @@ struct DecoderLayer {
   Weight q, k, v, o, gate, up, down;
 };
 
+// The multi-token-prediction head (DeepSeek-V3's MTP module): one decoder layer over
+// eh_proj([hnorm(h); enorm(embedding of the next token)]), read out through its own norm and the shared LM
+// head. eh_proj's two column halves are kept as two weights, which spares a concatenation per forward.
+struct MtpHead {
+  Buffer hnorm, enorm, norm;
+  Weight eh_proj_h, eh_proj_e;
+  DecoderLayer layer;
+};
+
 struct Model {
   ModelConfig cfg;
   Tokenizer tokenizer;
@@ -44,6 +53,7 @@ struct Model {
   Weight embed_tokens, lm_head;
   Buffer final_norm;
   std::vector<DecoderLayer> layers;
+  std::unique_ptr<MtpHead> mtp;  // when the config has num_mtp_layers = 1
 
   size_t parameter_count = 0;
 };

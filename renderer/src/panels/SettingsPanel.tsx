@@ -5,12 +5,14 @@ import { BLOCK_SIZES } from '../state/decode-settings';
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
   const { actions } = useSession();
   const s = useSessionState((st) => st.settings);
+  const mtpHead = useSessionState((st) => st.engine.model?.mtpHead ?? false);
   return (
     <div className="settings-popover" role="dialog" aria-label="Decoding settings" data-testid="settings">
       <header className="panel-header"><span>Decoding</span><button className="icon" onClick={onClose} aria-label="Close">×</button></header>
       <label>Mode
         <select value={s.mode} onChange={(e) => actions.updateSettings({ mode: e.target.value as typeof s.mode })} data-testid="setting-mode">
           <option value="spec">Self-speculative (draft + verify)</option>
+          <option value="mtp" disabled={!mtpHead} title={mtpHead ? undefined : 'this model has no MTP head'}>MTP head (drafts + verify)</option>
           <option value="ar">Autoregressive</option>
           <option value="diffusion">Diffusion</option>
         </select>

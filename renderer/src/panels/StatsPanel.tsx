@@ -2,6 +2,7 @@
 // second against the AR baseline measured on this model and backend, the share of visual tokens that
 // fixation kept, and the engine backend.
 import { useSessionState } from '../app/session-context';
+import { MODE_NAMES } from '../state/decode-settings';
 import { useFrameRevision } from './use-frame-revision';
 
 function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId?: string }) {
@@ -27,7 +28,7 @@ export function StatsPanel() {
 
   return (
     <section className="panel stats-panel" data-testid="stats">
-      <header className="panel-header"><span>Statistics</span><span className="muted">{mode === 'spec' ? 'self-speculative' : mode === 'ar' ? 'autoregressive' : 'diffusion'}</span></header>
+      <header className="panel-header"><span>Statistics</span><span className="muted">{MODE_NAMES[mode]}</span></header>
       <div className="stats-grid">
         <Stat label="tokens / forward" value={tpf !== null ? tpf.toFixed(2) : '—'} testId="stat-tpf" />
         <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="tokens the engine committed (readings later replaced or dropped included) over its decode time" />

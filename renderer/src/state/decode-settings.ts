@@ -1,10 +1,17 @@
 // The user's decoding settings, remembered between runs. Whatever is stored is validated field by field, so
 // an old or hand-edited value degrades to the default rather than reaching the engine.
-import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../../common/engine-types';
+import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../../common/engine-types';
 import { readJson, writeJson, type KeyValueStore } from './persisted';
 
 export const SETTINGS_KEY = 'saccade.decodeSettings';
 export const BLOCK_SIZES = [4, 8, 16, 32] as const;
+
+export const MODE_NAMES: Record<DecodeMode, string> = {
+  ar: 'autoregressive',
+  spec: 'self-speculative',
+  mtp: 'MTP speculative',
+  diffusion: 'diffusion',
+};
 
 export interface DecodeSettings {
   mode: DecodeMode;
@@ -28,7 +35,7 @@ export function sanitizeSettings(raw: unknown): DecodeSettings {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const d = DEFAULT_SETTINGS;
   return {
-    mode: r.mode === 'ar' || r.mode === 'spec' || r.mode === 'diffusion' ? r.mode : d.mode,
+    mode: (DECODE_MODES as readonly unknown[]).includes(r.mode) ? (r.mode as DecodeMode) : d.mode,
     blockSize: r.blockSize === 'auto' || (BLOCK_SIZES as readonly unknown[]).includes(r.blockSize) ? (r.blockSize as number | 'auto') : d.blockSize,
     tauC: inRange(r.tauC, 0.5, 0.999) ? r.tauC : d.tauC,
     fixation: typeof r.fixation === 'boolean' ? r.fixation : d.fixation,

@@ -1,0 +1,125 @@
+// MTP speculation (docs/decisions/0018) on tiny checkpoints with an MTP head: greedy output equals greedy AR
+// for every draft length and batch size, drafts are carried and verified as the round events say, and a
+// model or checkpoint without the head is refused clearly.
+#include <algorithm>
+#include <map>
+
+#include "collect_events.h"
+#include "decode/engine.h"
+#include "regions.h"
+#include "test.h"
+#include "tiny_checkpoint.h"
+#include "util/error.h"
+
+using namespace saccade;
+using sctest::Collect;
+
+namespace {
+
+std::unique_ptr<Model> load_tiny(sctest::TinySpec spec, const std::string& name) {
+  LoadOptions o;
+  o.backend.threads = 2;
+  return load_model(sctest::write_tiny_checkpoint(spec, name), o);
+}
+
+// Drafts that often match (the favoured token 50), so accepted runs, corrections and bonus tokens all occur.
+Model& favoured() {
+  static std::unique_ptr<Model> m = [] {
+    sctest::TinySpec spec;
+    spec.mtp = true;
+    spec.favor_strength = 1.5f;
+    return load_tiny(spec, "mtp-favor");
+  }();
+  return *m;
+}
+
+std::vector<RegionInput> regions() {
+  return {sctest::synthetic_region("a", 96, 48, 1), sctest::synthetic_region("b", 40, 70, 2),
+          sctest::synthetic_region("c", 200, 30, 3)};
+}
+
+DecodeOptions opts(DecodeMode mode, int drafts, int batch = 1) {
+  DecodeOptions o;
+  o.mode = mode;
+  o.block_size = drafts;
+  o.max_new_tokens = 40;
+  o.batch_size = batch;
+  o.fixation.enabled = false;
+  return o;
+}
+
+DecodeResult run(Model& m, const DecodeOptions& o, Collect& sink) {
+  ModelMemory memory;
+  std::atomic<bool> cancel{false};
+  return decode_regions(m, regions(), o, sink, cancel, &memory);
+}
+
+}  // namespace
+
+TEST(greedy_mtp_equals_greedy_ar_for_every_draft_length_and_batch) {
+  Collect ar_sink;
+  const DecodeResult ar = run(favoured(), opts(DecodeMode::AR, 0), ar_sink);
+  for (int k : {1, 3, 6, 0})
+    for (int batch : {1, 3}) {
+      Collect sink;
+      const DecodeResult r = run(favoured(), opts(DecodeMode::Mtp, k, batch), sink);
+      int accepted = 0, corrected = 0;
+      for (const Event& e : sink.events) {
+        if (e.type == Event::Type::Round) accepted += e.accepted;
+        if (e.type == Event::Type::Token) corrected += e.source == TokenSource::Corrected;
+      }
+      for (size_t i = 0; i < ar.regions.size(); ++i) {
+        CHECK_MSG(r.regions[i].tokens == ar.regions[i].tokens, "k=" << k << " batch=" << batch << " region " << i);
+        CHECK(r.regions[i].stats.forwards == r.regions[i].stats.rounds);  // the head's passes are not trunk forwards
+        CHECK_MSG(r.regions[i].stats.forwards < ar.regions[i].stats.forwards, "k=" << k << " b=" << batch << " region " << i << " " << r.regions[i].stats.forwards << " vs " << ar.regions[i].stats.forwards << " tokens " << r.regions[i].tokens.size());
+      }
+      CHECK_MSG(accepted > 10 && corrected > 0, "k=" << k << " " << accepted << " " << corrected);
+    }
+}
+
+TEST(mtp_rounds_verify_the_drafts_the_previous_round_made) {
+  Collect sink;
+  run(favoured(), opts(DecodeMode::Mtp, 4), sink);
+  std::map<std::string, const Event*> previous;
+  int rounds = 0;
+  for (const Event& e : sink.events) {
+    if (e.type != Event::Type::Round) continue;
+    ++rounds;
+    const int checked = int(e.draft.size()) - e.block_size;
+    CHECK(e.block_size <= 4 && checked <= 4);
+    CHECK(e.verify.size() == std::min<size_t>(size_t(checked) + 1, size_t(e.accepted) + 1));
+    // The committed tokens: the accepted drafts, then the trunk's token.
+    CHECK(std::equal(e.draft.begin(), e.draft.begin() + e.accepted, e.committed.begin()));
+    if (const Event* p = previous[e.region_id]) {
+      CHECK_MSG(checked == p->block_size, checked << " " << p->block_size << " committed " << p->committed.size() << " draft " << p->draft.size());  // every round's drafts are verified in the next one
+      CHECK(std::equal(e.draft.begin(), e.draft.begin() + checked, p->draft.end() - p->block_size));
+    } else {
+      CHECK(checked == 0);  // the first round verifies nothing: the head has not read the prompt yet
+    }
+    previous[e.region_id] = &e;
+  }
+  CHECK(rounds > 0);
+}
+
+TEST(sampled_mtp_is_reproducible_by_seed) {
+  DecodeOptions o = opts(DecodeMode::Mtp, 3);
+  o.temperature = 0.8f;
+  o.seed = 11;
+  Collect a, b;
+  const DecodeResult x = run(favoured(), o, a), y = run(favoured(), o, b);
+  for (size_t i = 0; i < x.regions.size(); ++i) CHECK(x.regions[i].tokens == y.regions[i].tokens);
+}
+
+TEST(mtp_needs_a_head) {
+  auto plain = load_tiny({}, "mtp-none");
+  Collect sink;
+  CHECK_THROWS_WITH(run(*plain, opts(DecodeMode::Mtp, 3), sink), "MTP head");
+  // A config that promises a head its weights lack names the first missing tensor.
+  sctest::TinySpec spec;
+  spec.mtp = true;
+  const std::string dir = sctest::write_tiny_checkpoint(spec, "mtp-cut");
+  const std::string plain_weights = sctest::read_file(sctest::write_tiny_checkpoint({}, "mtp-none") + "/model.safetensors");
+  sctest::write_file(dir + "/model.safetensors", plain_weights);
+  LoadOptions lo;
+  CHECK_THROWS_WITH(load_model(dir, lo), "missing tensor mtp.");
+}
