@@ -102,8 +102,13 @@ export interface RoundEvent {
   type: 'round';
   regionId: string;
   round: number;
-  /** Masks drafted this round (0: a plain AR step). */
+  /** Masks drafted this round (0: a plain AR step); mtp: the drafts the head made for the next round. */
   blockSize: number;
+  /**
+   * What drafted: diffusion (self-spec's masked block, whose d_1 stands in the verifier's slot) or the MTP
+   * head (its drafts follow the verifier's token and all go to the next round; docs/decisions/0018).
+   */
+  drafter: 'diffusion' | 'mtp';
   /**
    * Drafted token ids and the draft's probability of each: first the guesses the previous block left, which
    * this round verified (draft.length - blockSize of them), then this round's block d_1..d_B

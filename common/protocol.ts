@@ -184,6 +184,7 @@ export function checkSessionEvent(e: unknown): string | null {
         || !Array.isArray(e.draft) || !Array.isArray(e.verify) || !Array.isArray(e.committed)) {
         return 'round needs regionId, round, blockSize, forwards, draft, verify and committed';
       }
+      if (e.drafter !== 'diffusion' && e.drafter !== 'mtp') return 'round.drafter must be diffusion or mtp';
       return null;
     case 'token':
       if (!str('regionId') || !num('index') || !num('id') || !str('text') || !num('round') || !str('source')) {

@@ -5,7 +5,8 @@
 Synthetic regions use seeds from EVAL_SEED_BASE up (training seeds stay below). Text CER is
 edit distance / truth length summed over regions; tables are scored with TEDS; formulas by exact match
 after whitespace normalisation. Self-spec is checked token for token against greedy AR.
-tokens_per_forward counts decoder forwards after the prefill (self-spec: one verify-and-draft forward per round).
+tokens_per_forward counts decoder forwards after the prefill (self-spec: one verify-and-draft forward per round;
+MTP, when the model has a head: one verify forward per round, the head's passes not counted).
 """
 import argparse
 import json
@@ -21,7 +22,8 @@ import torch
 from saccade import real_dev
 from saccade.checkpoint import load
 from saccade.data import EVAL_SEED_BASE
-from saccade.decode import Region, diffusion, greedy_ar, self_spec
+from saccade.decode import Region, diffusion, greedy_ar, mtp_spec, self_spec
+from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.metrics import edit_distance, normalize_formula, teds
 from saccade.preprocess import preprocess
 from saccade.tokenizer import Tokenizer
@@ -96,6 +98,7 @@ def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
     B = model.config["diffusion_block_size"]
     ar_scores, identical = Scores(), []
     spec_tokens = spec_forwards = 0
+    mtp = {"identical": 0, "tokens": 0, "forwards": 0} if model.mtp is not None else None
     diff = {tau: {"scores": Scores(), "tokens": 0, "forwards": 0} for tau in TAUS}
     for i in range(n if with_ar else min(n, diffusion_samples)):
         region = generate_region(EVAL_SEED_BASE + i)
@@ -108,6 +111,11 @@ def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
             identical.append(spec.ids == ar.ids)
             spec_tokens += len(spec.ids) - spec.from_prefill
             spec_forwards += spec.forwards
+            if mtp is not None:
+                m = mtp_spec(Region(model, pixels, prompt), drafts=MTP_DRAFTS, max_new=cap)
+                mtp["identical"] += m.ids == ar.ids
+                mtp["tokens"] += len(m.ids) - m.from_prefill
+                mtp["forwards"] += m.forwards
         if i < diffusion_samples:
             for tau in TAUS:
                 d = diffusion(Region(model, pixels, prompt), tau, B, cap)
@@ -125,6 +133,9 @@ def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
                                "formulas": len(ar_scores.exact)}
         result["self_spec"] = {"block_size": B, "identical_to_ar": sum(identical) / max(1, n),
                                "tokens_per_forward": spec_tokens / max(1, spec_forwards)}
+        if mtp is not None:
+            result["mtp"] = {"drafts": MTP_DRAFTS, "identical_to_ar": mtp["identical"] / max(1, n),
+                             "tokens_per_forward": mtp["tokens"] / max(1, mtp["forwards"])}
     if diffusion_samples:
         result["diffusion"] = [{"tau_c": tau, "samples": min(n, diffusion_samples),
                                 "tokens_per_forward": d["tokens"] / max(1, d["forwards"]),

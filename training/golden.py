@@ -12,6 +12,7 @@ import torch
 
 from saccade.checkpoint import load
 from saccade.decode import MtpDrafter, Region, causal, draft_mask, greedy_ar, mtp_spec, self_spec
+from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.sequence import text_positions
 from saccade.preprocess import preprocess
 from saccade.vocab import MASK, PROMPTS
@@ -73,8 +74,6 @@ def region_golden(model, image, kind, out_dir, name, max_new):
         entry["mtp_round_commits"] = mtp.rounds
     return entry
 
-
-MTP_DRAFTS = 3
 
 
 def mtp_first_drafts(model, pixels, kind):

@@ -23,7 +23,7 @@ from torch.utils.data import DataLoader
 from saccade.checkpoint import export, load
 from saccade.data import RegionStream
 from saccade.model import MtpHead
-from saccade.mtp import mtp_loss
+from saccade.mtp import DRAFTS, mtp_loss
 from saccade.synth import corpus, generate_region
 from train import parse_shares
 
@@ -36,7 +36,7 @@ def parse_args(argv=None):
     p.add_argument("--model", required=True, help="exported model folder whose trunk the head is trained on")
     p.add_argument("--out", required=True, help="where the model with its head is exported at the end")
     p.add_argument("--minutes", type=float, default=60.0)
-    p.add_argument("--depth", type=int, default=3, help="chain depth trained (drafts a round can reach)")
+    p.add_argument("--depth", type=int, default=DRAFTS, help="chain depth trained (drafts a round can reach)")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--token-budget", type=int, default=2048)

@@ -40,13 +40,15 @@ const round = (x: number | null, digits = 4) => (x === null ? null : Number(x.to
 // The app's default keeps every token (docs/decisions/0012); the benchmark measures what pruning would cost.
 const PRUNING_KEEP_RATIO = 0.08;
 
-function configs(focalLayers: number): Array<[string, DecodeOptions]> {
+function configs(focalLayers: number, mtpHead: boolean): Array<[string, DecodeOptions]> {
   // One region at a time: speculation is a latency technique, and per-region times stay comparable.
   const base: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, temperature: 0, maxNewTokens: 256, batchSize: 1 };
   const modes: Array<[string, Partial<DecodeOptions>]> = [
     ['ar', { mode: 'ar' }],
     ['spec32', { mode: 'spec', blockSize: 32 }],
     ['spec_auto', { mode: 'spec', blockSize: 'auto' }],
+    // The drafter GLM-OCR ships (docs/decisions/0018): the in-house baseline, when the checkpoint has a head.
+    ...(mtpHead ? [['mtp', { mode: 'mtp', blockSize: 'auto' }] as [string, Partial<DecodeOptions>]] : []),
     ['diffusion_0.7', { mode: 'diffusion', blockSize: 32, tauC: 0.7 }],
     ['diffusion_0.9', { mode: 'diffusion', blockSize: 32, tauC: 0.9 }],
     ['diffusion_0.99', { mode: 'diffusion', blockSize: 32, tauC: 0.99 }],
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
 
   const results = new Map<string, ConfigOutcome>();
   for (let pass = 1; pass <= args.passes; pass++) {
-    for (const [name, options] of configs(args.focalLayers)) {
+    for (const [name, options] of configs(args.focalLayers, Boolean(model.info().mtpHead))) {
       const o = await runConfig(model, regions, name, options);
       const earlier = results.get(name);
       results.set(name, earlier ? keepFastest(earlier, o) : o);
@@ -147,6 +149,13 @@ async function main(): Promise<void> {
       e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec_auto'))), 3),
       ...blockChoices(get('spec_auto')),
     },
+    mtp: results.has('mtp') ? {
+      tokens_per_forward: round(tokensPerForward(get('mtp')), 3),
+      identical_to_ar: round(sameOutputs(get('mtp'), ar), 4),
+      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('mtp'))), 3),
+      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('mtp'))), 3),
+      by_type: acceptedPerRoundByType(get('mtp')),
+    } : null,
     diffusion: [0.7, 0.9, 0.99].map((tau) => {
       const o = get(`diffusion_${tau}`);
       return { tau_c: tau, tokens_per_forward: round(tokensPerForward(o), 3), accuracy: round(meanScore(o)),

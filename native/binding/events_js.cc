@@ -59,6 +59,7 @@ Napi::Object event_to_js(Napi::Env env, const Event& e) {
       o.Set("type", "round");
       o.Set("round", e.round);
       o.Set("blockSize", e.block_size);
+      o.Set("drafter", e.mtp_drafts ? "mtp" : "diffusion");
       o.Set("draft", ints(env, e.draft));
       o.Set("draftConf", floats(env, e.draft_conf));
       o.Set("verify", ints(env, e.verify));

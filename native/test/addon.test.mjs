@@ -166,5 +166,9 @@ test('decodes golden regions to the reference greedy tokens', { skip: goldenInde
   for (const r of result.regions) assert.deepEqual(r.tokens, goldenIndex.regions[r.regionId].greedy_ar_ids, r.regionId);
   const ends = events.filter((e) => e.type === 'region_end');
   assert.deepEqual(ends.map((e) => e.text), result.regions.map((r) => r.text));
+  if (model.info().mtpHead) {
+    const mtp = await decode(model, regions, { ...options, mode: 'mtp' }).job.promise;
+    for (const r of mtp.regions) assert.deepEqual(r.tokens, goldenIndex.regions[r.regionId].mtp_spec_ids, `${r.regionId} (mtp)`);
+  }
   model.close();
 });

@@ -165,7 +165,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       const committed = truth.slice(0, count);
       const verifyMs = 5 + rand() * 2;
       const roundEvent: EngineEvent = {
-        type: 'round', regionId: region.id, round, blockSize, draft, draftConf: draft.map(() => 0.5 + rand() * 0.5),
+        type: 'round', regionId: region.id, round, blockSize, drafter: 'diffusion', draft, draftConf: draft.map(() => 0.5 + rand() * 0.5),
         verify, accepted: Math.min(matched, count), committed, forwards: 1, draftMs: 0, verifyMs,
       };
       const tokens: TokenEvent[] = committed.map((id, j) => {
@@ -191,7 +191,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       const loop = Array.from({ length: 6 }, () => idOf(' again'));
       const last = positions.at(-1)!;
       batches.push([
-        { type: 'round', regionId: region.id, round, blockSize, draft: [...loop.slice(1), ...Array.from({ length: blockSize }, () => loop[0]!)],
+        { type: 'round', regionId: region.id, round, blockSize, drafter: 'diffusion', draft: [...loop.slice(1), ...Array.from({ length: blockSize }, () => loop[0]!)],
           draftConf: Array.from({ length: loop.length - 1 + blockSize }, () => 0.9),
           verify: loop, accepted: loop.length - 1, committed: loop, forwards: 1, draftMs: 0, verifyMs: 5 },
         ...loop.map((id, k): TokenEvent => ({

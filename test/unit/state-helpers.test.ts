@@ -43,10 +43,10 @@ test('drafts are keyed by content, listed as recent, and capped', () => {
 });
 
 test('round slots follow the verify-and-draft protocol', () => {
-  const round = (guesses: number[], block: number[], committed: number[]): RoundEvent => {
+  const round = (guesses: number[], block: number[], committed: number[], drafter: RoundEvent['drafter'] = 'diffusion'): RoundEvent => {
     const draft = [...guesses, ...block];
     return {
-      type: 'round', regionId: 'r', round: 0, blockSize: block.length, draft, draftConf: draft.map(() => 0.9),
+      type: 'round', regionId: 'r', round: 0, blockSize: block.length, drafter, draft, draftConf: draft.map(() => 0.9),
       verify: [], accepted: 0, committed, forwards: 1, draftMs: 0, verifyMs: 1,
     };
   };
@@ -61,6 +61,11 @@ test('round slots follow the verify-and-draft protocol', () => {
   assert.deepEqual(fates(round([], [1, 5], [1])), ['free:1:1', 'carried:5:null']);
   // A plain AR step: no draft at all.
   assert.deepEqual(fates(round([], [], [8])), ['free:null:8']);
+  // The MTP head drafts after the verifier's token: its drafts go on to the next round, mismatch or not.
+  assert.deepEqual(fates(round([2, 3], [7, 8], [2, 3, 4], 'mtp')),
+    ['accepted:2:2', 'accepted:3:3', 'free:null:4', 'carried:7:null', 'carried:8:null']);
+  assert.deepEqual(fates(round([2, 9, 5], [6], [2, 4], 'mtp')),
+    ['accepted:2:2', 'corrected:9:4', 'discarded:5:null', 'carried:6:null']);
 });
 
 test('fixation cells map the merged grid onto the region box', () => {

@@ -14,6 +14,9 @@ import torch.nn.functional as F
 from .masks import IGNORE
 from .model import attention_bias
 
+DRAFTS = 3
+"""The chain depth trained by default and drafted per round (the engine's kMtpDrafts)."""
+
 
 def chain_mask(causal, depth):
     """Keys of depth `depth` queries [n, depth * n] over the rows' depth-1..depth entries, in that order."""

@@ -28,8 +28,10 @@ struct Event {
   // region_start
   std::string kind;
   int grid_rows = 0, grid_cols = 0, image_tokens = 0;
-  // round
+  // round. mtp_drafts: the drafts after the checked ones come from the MTP head and stand after the
+  // verifier's token (self-spec's block puts its d_1 in that token's slot).
   int round = 0, block_size = 0, accepted = 0, forwards = 0;
+  bool mtp_drafts = false;
   std::vector<int> draft, verify, committed;
   std::vector<float> draft_conf;
   double draft_ms = 0, verify_ms = 0;

@@ -204,6 +204,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
       e.region_id = seq.id();
       e.round = round;
       e.block_size = int(h.ids.size());  // the drafts made for the next round follow the checked ones
+      e.mtp_drafts = true;
       e.draft.insert(e.draft.end(), h.ids.begin(), h.ids.end());
       e.draft_conf.insert(e.draft_conf.end(), h.conf.begin(), h.conf.end());
       e.forwards = 1;
