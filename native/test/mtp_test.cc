@@ -123,3 +123,23 @@ TEST(mtp_needs_a_head) {
   LoadOptions lo;
   CHECK_THROWS_WITH(load_model(dir, lo), "missing tensor mtp.");
 }
+
+TEST(mtp_with_fixation_keeps_heatmaps_and_output) {
+  // Fixation works on the trunk's verify forwards as on any other: heatmaps with nothing pruned change no
+  // token, and pruning runs under MTP too.
+  Collect ar_sink;
+  const DecodeResult ar = run(favoured(), opts(DecodeMode::AR, 0), ar_sink);
+  DecodeOptions o = opts(DecodeMode::Mtp, 3);
+  o.fixation = {true, 2, 2, 1.0f};
+  Collect sink;
+  const DecodeResult fx = run(favoured(), o, sink);
+  int with = 0, tokens = 0;
+  for (const Event& e : sink.events)
+    if (e.type == Event::Type::Token) ++tokens, with += e.has_fixation;
+  CHECK(with > tokens / 2);
+  for (size_t i = 0; i < ar.regions.size(); ++i) CHECK(fx.regions[i].tokens == ar.regions[i].tokens);
+  o.fixation = {true, 2, 1, 0.25f};
+  Collect pruned_sink;
+  const DecodeResult pruned = run(favoured(), o, pruned_sink);
+  for (const RegionResult& r : pruned.regions) CHECK(r.stats.visual_token_fraction < 1.0 && !r.tokens.empty());
+}
