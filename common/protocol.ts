@@ -67,6 +67,11 @@ export interface PageLayoutEvent {
   docId: string;
   page: number;
   regions: LayoutRegion[];
+  /**
+   * The crops the page is read in that are text lines: the box their tokens' fixation frames carry, and the
+   * line's groups of ink (about its words), all in page pixels. Word boxes are aligned to the ink.
+   */
+  lines: Array<{ regionId: string; box: Box; inkWords: Box[] }>;
 }
 
 export interface ProgressEvent {
@@ -202,7 +207,7 @@ export function checkSessionEvent(e: unknown): string | null {
       return str('regionId') && str('text') && isObject(e.stats) ? null : 'region_end needs regionId, text and stats';
     case 'page_layout':
       return str('docId') && num('page') && Array.isArray(e.regions) && e.regions.every((r) => isObject(r) && typeof r.id === 'string' && isObject(r.box))
-        ? null : 'page_layout needs docId, page and regions with id and box';
+        && Array.isArray(e.lines) ? null : 'page_layout needs docId, page, regions with id and box, and lines';
     case 'progress':
       return str('docId') && num('regionsDone') && num('regionsTotal') ? null : 'progress needs docId, regionsDone and regionsTotal';
     case 'unsure_line':

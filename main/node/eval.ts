@@ -162,7 +162,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   const tedsScores: number[] = [];
   const exact: boolean[] = [];
   const orderEdits: number[] = [];
-  const boxHits = { hits: 0, total: 0 };
+  const boxHits = { hits: 0, fits: 0, total: 0 };
   const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
   let pageMs = 0;
   let pages = 0;
@@ -190,6 +190,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
         const placed = out.words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
         const h = wordBoxHits(placed, item.truthWords);
         boxHits.hits += h.hits;
+        boxHits.fits += h.fits;
         boxHits.total += h.total;
         const c = confidenceSplit(out.words, item.truthWords);
         for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) split[k] += c[k];
@@ -218,6 +219,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   return {
     [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? round4(poolScores(words.scribe!).f1) : null,
     [`${name}.scribe.word_box_hit`]: recognises && boxHits.total ? round4(boxHits.hits / boxHits.total) : null,
+    [`${name}.scribe.word_box_fit`]: recognises && boxHits.total ? round4(boxHits.fits / boxHits.total) : null,
     [`${name}.scribe.word_box_words`]: recognises && boxHits.total ? boxHits.total : null,
     // Which words to check: how often a word the system is sure of (or unsure of) is on the page as read.
     [`${name}.scribe.right_when_sure`]: recognises && split.sure ? round4(split.sureRight / split.sure) : null,

@@ -19,6 +19,8 @@ interface RecordedRegion extends LayoutRegion {
 export class RunRecorder {
   private readonly pages = new Map<number, RecordedRegion[]>();
   private readonly byId = new Map<string, RecordedRegion>();
+  /** Each text line crop's groups of ink, by the crop's box. */
+  private readonly ink = new Map<string, Box[]>();
 
   record(events: SessionEvent[]): void {
     for (const e of events) {
@@ -26,6 +28,7 @@ export class RunRecorder {
         const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
         for (const r of regions) this.byId.set(r.id, r);
         this.pages.set(e.page, regions);
+        for (const l of e.lines) this.ink.set(boxKey(l.box), l.inkWords);
       } else if (e.type === 'unsure_line') {
         this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
       } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
@@ -59,7 +62,7 @@ export class RunRecorder {
     return (this.pages.get(page) ?? [])
       .filter((r) => r.tokens.length > 0)
       .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
-      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table') }));
+      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table', (b) => this.ink.get(boxKey(b))) }));
   }
 
   private sortedPages(): Array<[number, RecordedRegion[]]> {
@@ -72,4 +75,8 @@ function stripRegion(e: { type: string; regionId: string }): Record<string, unkn
   delete rest.type;
   delete rest.regionId;
   return rest;
+}
+
+function boxKey(b: Box): string {
+  return `${b.x0},${b.y0},${b.x1},${b.y1}`;
 }

@@ -116,7 +116,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
   };
   const doc: DocumentInfo = { docId, name: options.name ?? 'sample-report.png', format: 'png', pages: [{ index: 0, ...PAGE }] };
   const layout: LayoutRegion[] = SAMPLE_REGIONS.map((r, i) => ({ id: r.id, page: 0, kind: r.kind, box: r.box, order: i }));
-  const batches: SessionEvent[][] = [[{ type: 'page_layout', docId, page: 0, regions: layout }]];
+  const batches: SessionEvent[][] = [[{ type: 'page_layout', docId, page: 0, regions: layout, lines: [] }]];
   let elapsedMs = 0;
 
   SAMPLE_REGIONS.forEach((region, regionIndex) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { confidenceSplit, readHocrWords, wordBoxHits } from './word-box-metric';
 
-test('a word hits when its centre lies in the nearest same-text ground-truth word; misread and short words do not count', () => {
+test('a word hits when its centre lies in the nearest same-text ground-truth word, fits when it overlaps it by half; misread and short words do not count', () => {
   const truth = [
     { text: 'the', box: { x0: 0, y0: 0, x1: 30, y1: 10 } },
     { text: 'Notes', box: { x0: 40, y0: 0, x1: 90, y1: 10 } },
@@ -10,12 +10,13 @@ test('a word hits when its centre lies in the nearest same-text ground-truth wor
     { text: 'of', box: { x0: 100, y0: 0, x1: 120, y1: 10 } },
   ];
   const hits = wordBoxHits([
-    { text: 'Notes', box: { x0: 45, y0: 98, x1: 95, y1: 112 } }, // the second "Notes": hit
+    { text: 'Notes', box: { x0: 45, y0: 98, x1: 95, y1: 112 } }, // the second "Notes": hit, IoU 450 / 750
+    { text: 'Notes', box: { x0: 0, y0: -20, x1: 130, y1: 30 } }, // centre on the first "Notes", IoU 500 / 6500
     { text: 'the', box: { x0: 50, y0: 0, x1: 80, y1: 10 } }, // centre 65 is outside "the": miss
     { text: 'Nctes', box: { x0: 40, y0: 0, x1: 90, y1: 10 } }, // misread: not counted
     { text: 'of', box: { x0: 100, y0: 0, x1: 120, y1: 10 } }, // short: not counted
   ], truth);
-  assert.deepEqual(hits, { hits: 1, total: 2 });
+  assert.deepEqual(hits, { hits: 2, fits: 1, total: 3 });
 });
 
 test('hOCR words and page size are read with either quote style, entities decoded', () => {

@@ -1,7 +1,9 @@
 // Where each word sits: a system's words set against the ground truth's (hOCR word boxes). A word of three or
 // more characters that the truth has on the page counts; it hits when its box's centre lies inside the box of
-// the nearest ground-truth word with the same text. Words the system misread are not counted here (word F1
-// scores the reading); short words are left out because they repeat on a page and make "nearest" a guess.
+// the nearest ground-truth word with the same text, and it fits when it also overlaps that box with an
+// intersection over union of at least a half (a box the size of the word, where it is). Words the system
+// misread are not counted here (word F1 scores the reading); short words are left out because they repeat on
+// a page and make "nearest" a guess.
 import { CHECK_BELOW } from '../../../common/confidence';
 import type { Box } from '../../../common/protocol';
 import { unescapeHtml } from '../pipeline/table-markup';
@@ -15,6 +17,7 @@ export interface PlacedWord {
 
 export interface BoxHits {
   hits: number;
+  fits: number;
   total: number;
 }
 
@@ -28,6 +31,7 @@ export function wordBoxHits(words: readonly PlacedWord[], truth: readonly Placed
     else byText.set(t.text, [t.box]);
   }
   let hits = 0;
+  let fits = 0;
   let total = 0;
   for (const w of words) {
     const candidates = w.text.length >= 3 ? byText.get(w.text) : undefined;
@@ -37,8 +41,16 @@ export function wordBoxHits(words: readonly PlacedWord[], truth: readonly Placed
     const near = candidates.reduce((a, b) => (dist(b) < dist(a) ? b : a));
     total++;
     if (c.x >= near.x0 && c.x <= near.x1 && c.y >= near.y0 && c.y <= near.y1) hits++;
+    if (iou(w.box, near) >= 0.5) fits++;
   }
-  return { hits, total };
+  return { hits, fits, total };
+}
+
+function iou(a: Box, b: Box): number {
+  const w = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
+  const h = Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+  const area = (r: Box) => (r.x1 - r.x0) * (r.y1 - r.y0);
+  return w * h / Math.max(1e-9, area(a) + area(b) - w * h);
 }
 
 export interface ConfidenceSplit {

@@ -58,7 +58,8 @@ export async function decodePages(
       cancelled = true;
       break;
     }
-    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions }]);
+    const inkLines = analysed.crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
+    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, lines: inkLines }]);
     cropsSeen += analysed.crops.length;
     progress(k + 1);
 

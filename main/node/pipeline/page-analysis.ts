@@ -3,6 +3,7 @@
 import type { RegionInput, RegionKind } from '../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../common/protocol';
 import { cropImage, type GrayImage } from './gray-image';
+import { inkWords } from './ink-words';
 import { analyseLayout, analyseTable, type LayoutBlock } from './layout';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
 import { preparePage } from './prepare';
@@ -35,6 +36,8 @@ export interface PageCrop {
   line: number;
   /** The crop's box in source page pixels (where its fixations lie). */
   box: Box;
+  /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
+  inkWords: Box[];
 }
 
 export interface AnalysedPage {
@@ -84,7 +87,8 @@ export function analysePage(page: number, raster: GrayImage, options: PageAnalys
       const img = cropImage(prepared.gray, cropBox);
       const cropId = `${id}/${line}`;
       const images = byLine && options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(img, v)) : [img];
-      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)),
+      const ink = byLine ? inkWords(prepared.ink, width, height, box).map((b) => roundBox(prepared.toSource(b))) : [];
+      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)), inkWords: ink,
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind, width: v.width, height: v.height, pixels: v.data })) });
     });
   });

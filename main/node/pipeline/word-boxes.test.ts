@@ -46,3 +46,31 @@ test('table markup is not a word, entities are text, and words without fixation 
   assert.deepEqual(lines.map((l) => l.words.map((w) => w.text)), [['A&B'], ['C']]);
   assert.deepEqual(lines[1]!.words[0]!.box, { x0: 0, y0: 0, x1: 100, y1: 40 }, 'no frame, no fixation: the region');
 });
+
+test('words take the boxes of the ink they align with: trailing fixations, warm-up, noise, words run together', () => {
+  // One line crop of 1 x 20 cells of 10 px; the tokens' fixation peaks trail their words by a cell or two.
+  // The line's first token came in fixation's warm-up: no fixation, no frame; it belongs to the line after it.
+  const frame: FixationFrame = { box: { x0: 0, y0: 0, x1: 200, y1: 20 }, rows: 1, cols: 20 };
+  const tokens = [token('\nTo', 0.9, null), token('tal', 0.9, 3, frame), token(' due', 0.9, 6, frame), token(' now', 0.9, 9, frame),
+    token(' 42', 0.9, 18, frame)];
+  const ink = [
+    { x0: 4, y0: 3, x1: 31, y1: 16 }, // Total
+    { x0: 50, y0: 4, x1: 98, y1: 16 }, // "due now" run together
+    { x0: 120, y0: 9, x1: 122, y1: 11 }, // a speck
+    { x0: 160, y0: 4, x1: 176, y1: 16 }, // 42
+  ];
+  const [line] = regionWords({ x0: 0, y0: 0, x1: 200, y1: 20 }, null, tokens, false, (b) => (b.x1 === 200 ? ink : undefined));
+  assert.deepEqual(line!.words.map((w) => [w.text, w.box]), [
+    ['Total', { x0: 4, y0: 3, x1: 31, y1: 16 }],
+    ['due', { x0: 50, y0: 4, x1: 74, y1: 16 }],
+    ['now', { x0: 74, y0: 4, x1: 98, y1: 16 }],
+    ['42', { x0: 160, y0: 4, x1: 176, y1: 16 }],
+  ]);
+  // Without ink the same words keep their fixation boxes.
+  const [plain] = regionWords({ x0: 0, y0: 0, x1: 200, y1: 20 }, null, tokens, false);
+  assert.deepEqual(plain!.words[0]!.box, { x0: 30, y0: 0, x1: 40, y1: 20 });
+  // A word read entirely in the warm-up is placed by its order and width.
+  const [early] = regionWords({ x0: 0, y0: 0, x1: 200, y1: 20 }, null, [token('\nTotal', 0.9, null), ...tokens.slice(2)], false,
+    () => ink);
+  assert.deepEqual(early!.words[0]!.box, { x0: 4, y0: 3, x1: 31, y1: 16 });
+});
