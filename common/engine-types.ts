@@ -23,8 +23,8 @@ export interface FixationOptions {
 
 export interface DecodeOptions {
   mode: DecodeMode;
-  /** Draft block size, or 'auto' to pick it per round from measured forward costs; mtp: drafts per round
-   * ('auto': the depth the head was trained for). */
+  /** Draft block size, or 'auto' to pick it per round from measured forward costs and acceptance; mtp: drafts
+   * per round (the same 'auto', up to the depth the head was trained for). */
   blockSize: number | 'auto';
   /** Pure diffusion: fill every masked slot whose probability exceeds this. */
   tauC: number;

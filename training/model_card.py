@@ -1,6 +1,7 @@
 """Write the model card README.md of an exported checkpoint from its config, training log and evaluation.
 
-    /usr/bin/python3 model_card.py ../assets/models/saccade-ocr-tiny runs/tiny-v1 [--compute "one GPU ..."]
+    /usr/bin/python3 model_card.py ../assets/models/saccade-ocr-tiny runs/tiny-v1 [--compute "one GPU ..."] \
+        [--mtp-run runs/mtp-v1]
 """
 import argparse
 import json
@@ -21,6 +22,7 @@ def main():
     p.add_argument("model_dir")
     p.add_argument("run_dir")
     p.add_argument("--compute", default="2 CPU cores", help="what the run trained on, for the card")
+    p.add_argument("--mtp-run", default=None, help="the run that trained the model's MTP head (train_mtp.py)")
     args = p.parse_args()
     model_dir, run_dir = args.model_dir, args.run_dir
     model = load(model_dir)
@@ -49,6 +51,12 @@ def main():
                                      ("pubtabnet_teds", "real PubTabNet TEDS", False, ""),
                                      ("im2latex_exact", "real im2latex exact match", True, "")):
             rows.append((label, fmt(real.get(key), pct), fmt(tess.get(key), pct), bar))
+    # The head's run evaluates MTP speculation; the trunk's figures are its own run's (the head changes none).
+    mtp_eval = ev.get("mtp") or (json.load(open(os.path.join(args.mtp_run, "eval.json"))).get("mtp")
+                                 if args.mtp_run else None)
+    if mtp_eval:
+        rows.insert(5, (f"MTP speculation identical to greedy AR / tokens per forward ({mtp_eval['drafts']} drafts)",
+                        f"{fmt(mtp_eval['identical_to_ar'], True)} / {fmt(mtp_eval['tokens_per_forward'])}", "", ""))
     table = "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows)
     diff_rows = "\n".join(f"| {d['tau_c']} | {fmt(d['tokens_per_forward'])} | {fmt(d['text_cer'], True)} |"
                           for d in ev.get("diffusion", []))
@@ -73,7 +81,7 @@ docs/model-format.md.
   (GQA), head_dim {tc['head_dim']}, SwiGLU {tc['intermediate_size']}, RMSNorm, 3-D M-RoPE sections {tc['mrope_section']},
   vocabulary {tc['vocab_size']} (characters, whole HTML table tags, whole LaTeX commands; `<mask>` for diffusion).
 - Prompts: `<|text|>`, `<|table|>`, `<|formula|>`; outputs plain text, HTML tables, normalised LaTeX.
-
+{mtp_architecture(model)}
 ## Training
 
 - Data: generated regions only (`training/saccade/synth`): printed English text blocks, HTML tables and
@@ -95,7 +103,7 @@ docs/model-format.md.
 ```
 {command}
 ```
-
+{mtp_training(args.mtp_run)}
 ## Evaluation
 
 `training/evaluate.py` (PyTorch reference decoders, greedy). Synthetic: {syn.get('samples', 0)} fresh regions
@@ -125,6 +133,33 @@ Tokens per forward count decoder forwards after the prefill; self-spec runs one 
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
+
+
+def mtp_architecture(model):
+    if model.mtp is None:
+        return ""
+    n = sum(p.numel() for p in model.mtp.parameters())
+    return (f"- MTP head ({n:,} parameters, counted above): one more decoder layer over the trunk's last hidden state "
+            "and the next token's embedding, read out through the shared LM head; it drafts for MTP speculation "
+            "(docs/decisions/0018).\n")
+
+
+def mtp_training(run_dir):
+    if not run_dir:
+        return ""
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
+    last = recs[-1]
+    depths = sorted(k for k in last if k.startswith("loss_depth"))
+    losses = ", ".join(f"{last[k]:.3f}" for k in depths)
+    command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    return f"""- MTP head: `training/train_mtp.py`, run `training/runs/{os.path.basename(os.path.normpath(run_dir))}/`, trained
+  onto the finished trunk with the trunk frozen (the model's own outputs are unchanged): {last['step']} steps,
+  {last['samples']:,} regions, {last['minutes']:.0f} minutes; final loss by chain depth {losses} nats/token.
+
+```
+{command}
+```
+"""
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json] [--hocr]`:
+// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]`:
 // scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. A file that
 // cannot be read is reported on one line and the batch goes on; the exit status says whether every file
 // succeeded.
@@ -21,7 +21,7 @@ interface CliArgs {
   threads: number | undefined;
 }
 
-const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|diffusion] [--no-fixation] [--json] [--hocr]
+const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]
                      [--keep-ratio R image tokens kept after the focal layers, 1 = all]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]

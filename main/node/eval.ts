@@ -70,7 +70,7 @@ function parseArgs(argv: string[]): EvalArgs {
       out.tables = t;
     } else if (a === '--views') out.lineViews = firstLineViews(v());
     else if (a === '--no-tesseract') out.tesseract = false;
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract]`);
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|mtp|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract]`);
   }
   return out;
 }

@@ -1,11 +1,12 @@
 // MTP speculation (docs/decisions/0018) on tiny checkpoints with an MTP head: greedy output equals greedy AR
-// for every draft length and batch size, drafts are carried and verified as the round events say, and a
-// model or checkpoint without the head is refused clearly.
+// for every draft length, the sizer's choice and batch size, drafts are carried and verified as the round
+// events say, a model or checkpoint without the head is refused clearly; and the draft-length sizer.
 #include <algorithm>
 #include <map>
 
 #include "collect_events.h"
 #include "decode/engine.h"
+#include "decode/mtp_sizer.h"
 #include "regions.h"
 #include "test.h"
 #include "tiny_checkpoint.h"
@@ -71,9 +72,10 @@ TEST(greedy_mtp_equals_greedy_ar_for_every_draft_length_and_batch) {
       for (size_t i = 0; i < ar.regions.size(); ++i) {
         CHECK_MSG(r.regions[i].tokens == ar.regions[i].tokens, "k=" << k << " batch=" << batch << " region " << i);
         CHECK(r.regions[i].stats.forwards == r.regions[i].stats.rounds);  // the head's passes are not trunk forwards
-        CHECK_MSG(r.regions[i].stats.forwards < ar.regions[i].stats.forwards, "k=" << k << " b=" << batch << " region " << i << " " << r.regions[i].stats.forwards << " vs " << ar.regions[i].stats.forwards << " tokens " << r.regions[i].tokens.size());
+        // k = 0: the sizer's choice, which on this CPU may be AR steps.
+        if (k > 0) CHECK(r.regions[i].stats.forwards < ar.regions[i].stats.forwards);
       }
-      CHECK_MSG(accepted > 10 && corrected > 0, "k=" << k << " " << accepted << " " << corrected);
+      if (k > 0) CHECK_MSG(accepted > 10 && corrected > 0, "k=" << k << " " << accepted << " " << corrected);
     }
 }
 
@@ -142,4 +144,51 @@ TEST(mtp_with_fixation_keeps_heatmaps_and_output) {
   Collect pruned_sink;
   const DecodeResult pruned = run(favoured(), o, pruned_sink);
   for (const RegionResult& r : pruned.regions) CHECK(r.stats.visual_token_fraction < 1.0 && !r.tokens.empty());
+}
+
+namespace {
+// Forward costs of a GPU-like device (flat in width) or a CPU-like one (proportional to width).
+ForwardCosts costs(bool flat) {
+  ForwardCosts c;
+  for (int w : {1, 2, 4, 8, 16, 33, 65}) {
+    c.widths.push_back(w);
+    c.seconds.push_back(flat ? 1e-3 : 1e-3 * w);
+  }
+  return c;
+}
+}  // namespace
+
+TEST(mtp_sizer_drafts_where_forwards_are_flat_and_steps_where_they_are_not) {
+  // Flat forwards and a cheap head: every draft the head can make pays once drafts are often right.
+  MtpSizer gpu(costs(true), 3, 1e-4);
+  for (int i = 0; i < 20; ++i) gpu.observe(3, 3);
+  CHECK(gpu.acceptance(1) > 0.9 && gpu.acceptance(3) > 0.9);
+  CHECK(gpu.next(1) == 3);
+  // Forwards that cost their width: a round of k drafts costs k + 1 steps and the head's passes, so even
+  // drafts that always hold cannot pay; the sizer takes AR steps and never probes.
+  MtpSizer cpu(costs(false), 3, 2e-4);
+  for (int i = 0; i < 20; ++i) cpu.observe(3, 3);
+  for (int round = 0; round < 300; ++round) CHECK(cpu.next(1) == 0);
+}
+
+TEST(mtp_sizer_follows_acceptance_by_depth_and_probes_from_ar_steps) {
+  // Forwards whose cost grows slowly: drafts pay when they hold, not when they fail.
+  ForwardCosts c;
+  c.widths = {1, 2, 4, 8};
+  c.seconds = {1e-3, 1.2e-3, 1.5e-3, 2e-3};
+  MtpSizer s(c, 3, 1e-4);
+  s.observe(3, 1);  // d_1 held, d_2 failed, d_3 never compared
+  MtpMemory m = s.memory();
+  CHECK(m.tried[0] == 4 && m.accepted[0] == 3 && m.tried[1] == 4 && m.accepted[1] == 2 && m.tried[2] == 3);
+  for (int i = 0; i < 40; ++i) s.observe(3, 0);  // the head's drafts fail
+  CHECK(s.acceptance(1) < 0.1);
+  int probes = 0, first_probe = -1;
+  for (int round = 0; round < 100; ++round)
+    if (s.next(1) > 0) {
+      ++probes;
+      if (first_probe < 0) first_probe = round;
+    }
+  CHECK_MSG(first_probe == ProbeSchedule::kFirstProbeAfter && probes >= 2 && probes <= 3, first_probe << " " << probes);
+  for (int i = 0; i < 60; ++i) s.observe(1, 1);  // drafts became good
+  CHECK(s.next(1) >= 1);
 }

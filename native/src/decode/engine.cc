@@ -39,12 +39,21 @@ void validate(const DecodeOptions& o, int num_layers) {
 
 std::vector<int> calibration_widths() { return {1, 2, 3, 4, 6, 8, 12, 16, 24, 33, 48, 65}; }
 
+namespace {
+// The model's forward costs by width, measured on first use.
+const ForwardCosts& model_costs(Model& m, ModelMemory* memory, Sequence& first) {
+  if (memory->costs.widths.empty())
+    memory->costs = measure_forward_costs(m, calibration_widths(), std::max(64, first.cache().len), 4);
+  return memory->costs;
+}
+}  // namespace
+
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
                             EventSink& sink, const std::atomic<bool>& cancel, ModelMemory* memory) {
   validate(o, m.cfg.text.num_layers);
   DecodeResult result;
   Decoder dec(m);
-  const bool auto_block = o.mode == DecodeMode::Spec && o.block_size == 0;
+  const bool auto_block = (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp) && o.block_size == 0;
   const int max_block = o.mode == DecodeMode::AR  ? 0
                         : o.mode == DecodeMode::Mtp ? (o.block_size > 0 ? o.block_size : kMtpDrafts)
                         : auto_block                ? kMaxAutoBlock
@@ -77,17 +86,25 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
 
     switch (o.mode) {
       case DecodeMode::AR: decode_ar(ctx, seqs); break;
-      case DecodeMode::Mtp: decode_mtp(ctx, seqs); break;
+      case DecodeMode::Mtp: {
+        std::unique_ptr<MtpSizer> sizer;
+        if (auto_block) {
+          const ForwardCosts& costs = model_costs(m, memory, *seqs[0]);
+          // Before any pass was timed, a head pass is taken to cost what one trunk layer does at width 1.
+          sizer = std::make_unique<MtpSizer>(costs, kMtpDrafts, costs.at(1) / m.cfg.text.num_layers,
+                                             memory->mtp[seqs[0]->kind()]);
+        }
+        decode_mtp(ctx, seqs, sizer.get());
+        if (sizer)
+          for (Sequence* seq : seqs) memory->mtp[seq->kind()] = sizer->memory();
+        break;
+      }
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
         std::unique_ptr<BlockSizer> sizer;
-        if (auto_block) {
-          ForwardCosts& costs = memory->costs;
-          if (costs.widths.empty())
-            costs = measure_forward_costs(m, calibration_widths(), std::max(64, seqs[0]->cache().len), 4);
-          // A page's text lines come in batches of their own; a batch of mixed kinds learns as its first.
-          sizer = std::make_unique<BlockSizer>(costs, kMaxAutoBlock, memory->speculation[seqs[0]->kind()]);
-        }
+        if (auto_block)  // a page's text lines come in batches of their own; a batch of mixed kinds learns as its first
+          sizer = std::make_unique<BlockSizer>(model_costs(m, memory, *seqs[0]), kMaxAutoBlock,
+                                               memory->speculation[seqs[0]->kind()]);
         decode_self_spec(ctx, seqs, sizer.get());
         if (sizer)
           for (Sequence* seq : seqs) memory->speculation[seq->kind()] = sizer->memory();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "decode/block_size.h"
+#include "decode/mtp_sizer.h"
 #include "decode/events.h"
 #include "decode/options.h"
 #include "decode/sequence.h"
@@ -29,6 +30,7 @@ struct DecodeResult {
 struct ModelMemory {
   ForwardCosts costs;  // blockSize auto's forward-cost calibration, measured on first use
   std::map<std::string, SpeculationMemory> speculation;  // per region kind
+  std::map<std::string, MtpMemory> mtp;                  // per region kind
   // Per region kind: each decoder layer's share of attention on image tokens over fixation's warm-up, which
   // picks the focal layers. Which layers look at the image is a property of the model and the kind of
   // region, so only a kind's first region warms up (docs/decisions/0004).

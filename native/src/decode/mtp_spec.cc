@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "decode/mtp_sizer.h"
 #include "decode/strategies.h"
 #include "decode/verify.h"
 
@@ -13,6 +14,10 @@ namespace {
 // waiting for the next verification.
 struct Head {
   KvCache cache;
+  // Slots committed since the cache's end, waiting for the head's pass: their trunk hidden states and the
+  // tokens after them. The pass runs when the next round drafts; while AR steps run, they pile up.
+  std::vector<float> lag_hidden;
+  std::vector<int> lag_tokens;
   std::vector<int> ids;
   std::vector<float> conf;
   std::vector<std::vector<float>> q;  // draft distributions (sampling only)
@@ -52,18 +57,24 @@ void take_drafts(DecodeContext& ctx, const std::vector<Head*>& heads, const std:
   }
 }
 
-// Drafts up to `k` tokens per sequence: the head reads the rows the round committed (slots [L, L + n), the
-// trunk's hidden states and the committed tokens), which gives d_1, then goes on from its own output and its
-// own guess one scratch slot at a time.
-void draft(DecodeContext& ctx, const std::vector<Sequence*>& seqs, const std::vector<Head*>& heads,
-           const std::vector<int>& first_slot, const std::vector<std::vector<int>>& tokens,
-           const std::vector<const float*>& hidden, int k) {
+// Drafts up to `k` tokens per sequence: the head catches up on the slots committed since its last pass (the
+// trunk's hidden states there and the tokens after them), which gives d_1, then goes on from its own output and
+// its own guess one scratch slot at a time. Returns the passes run.
+int draft(DecodeContext& ctx, const std::vector<Sequence*>& seqs, const std::vector<Head*>& heads, int k) {
   std::vector<std::vector<float>> outs(seqs.size());
   std::vector<Segment> segs;
-  for (size_t i = 0; i < seqs.size(); ++i)
-    segs.push_back(head_rows(*seqs[i], *heads[i], first_slot[i], tokens[i], hidden[i], &outs[i]));
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    Head& h = *heads[i];
+    segs.push_back(head_rows(*seqs[i], h, h.cache.len, h.lag_tokens, h.lag_hidden.data(), &outs[i]));
+    if (h.cache.len == 0) segs.back().image_embeds = seqs[i]->image_embeds();  // the prefix's next tokens
+  }
   take_drafts(ctx, heads, ctx.decoder.forward_mtp(segs), outs);
-  for (size_t i = 0; i < seqs.size(); ++i) heads[i]->cache.len = first_slot[i] + int(tokens[i].size());
+  int passes = 1;
+  for (Head* h : heads) {
+    h->cache.len += int(h->lag_tokens.size());
+    h->lag_tokens.clear();
+    h->lag_hidden.clear();
+  }
   for (int j = 1; j < k && !ctx.cancel.load(); ++j) {
     std::vector<Sequence*> more;
     std::vector<Head*> more_heads;
@@ -80,32 +91,27 @@ void draft(DecodeContext& ctx, const std::vector<Sequence*>& seqs, const std::ve
       segs.push_back(head_rows(*more[i], h, h.cache.len + j - 1, {h.ids.back()}, h.last.data(), &outs[i]));
     }
     take_drafts(ctx, more_heads, ctx.decoder.forward_mtp(segs), outs);
+    ++passes;
   }
+  return passes;
 }
 
 }  // namespace
 
-void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
+void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer* sizer) {
   const ModelConfig& c = ctx.model.cfg;
-  const int V = c.text.vocab_size;
+  const int V = c.text.vocab_size, D = c.text.hidden_size;
   const bool sampling = ctx.opts.temperature > 0;
-  const int k_max = ctx.opts.block_size > 0 ? ctx.opts.block_size : kMtpDrafts;
+  const int fixed = ctx.opts.block_size > 0 ? ctx.opts.block_size : kMtpDrafts;
+  // The head's cache starts with the prefix: slot s reads h_s and the next slot's embedding (an image's, then
+  // the prompt's). Its pass waits, with the slots the first rounds commit, for the first round that drafts.
   std::vector<Head> heads(seqs.size());
-
-  // The prefix's head entries: slot s reads h_s and the next slot's embedding (an image's, then the prompt's).
-  {
-    std::vector<Segment> segs;
-    for (size_t i = 0; i < seqs.size(); ++i) {
-      Sequence& seq = *seqs[i];
-      heads[i].cache = make_kv_cache(ctx.model, seq.cache_capacity(), 1);
-      const int n = seq.cache().len;
-      std::vector<int> next(size_t(n), c.image_token_id);
-      next.back() = seq.pending();
-      segs.push_back(head_rows(seq, heads[i], 0, std::move(next), seq.prefill_hidden().data(), nullptr));
-      segs.back().image_embeds = seq.image_embeds();
-    }
-    ctx.decoder.forward_mtp(segs);
-    for (size_t i = 0; i < seqs.size(); ++i) heads[i].cache.len = seqs[i]->cache().len;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    Sequence& seq = *seqs[i];
+    heads[i].cache = make_kv_cache(ctx.model, seq.cache_capacity(), 1);
+    heads[i].lag_hidden = seq.prefill_hidden();
+    heads[i].lag_tokens.assign(size_t(seq.cache().len), c.image_token_id);
+    heads[i].lag_tokens.back() = seq.pending();
   }
 
   for (int round = 0; !ctx.cancel.load(); ++round) {
@@ -122,6 +128,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
     // Verify [c, d_1..d_k], causal: row i is the trunk's next token after c, d_1..d_i.
     std::vector<std::vector<Row>> rows;
     std::vector<int> L;
+    int width = 0;
     for (size_t i = 0; i < active.size(); ++i) {
       Sequence& seq = *active[i];
       Head& h = *active_heads[i];
@@ -129,19 +136,18 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
       L.push_back(seq.cache().len);
       std::vector<Row> rr{{seq.pending(), L[i], L[i] + 1}};
       for (int j = 0; j < k; ++j) rr.push_back({h.ids[size_t(j)], L[i] + 1 + j, L[i] + 2 + j});
+      width += int(rr.size());
       rows.push_back(std::move(rr));
     }
     std::vector<std::vector<float>> hidden;
     const double t0 = now_ms();
     const std::vector<std::vector<float>> logits = forward_batch(ctx.decoder, active, rows, &hidden);
     const double forward_ms = now_ms() - t0;
+    if (sizer) sizer->observe_trunk(width, forward_ms / 1000);
 
     std::vector<Event> events(active.size());
     std::vector<Sequence*> drafting;
     std::vector<Head*> drafting_heads;
-    std::vector<int> first_slot;
-    std::vector<std::vector<int>> tokens;
-    std::vector<const float*> from;
     for (size_t i = 0; i < active.size(); ++i) {
       Sequence& seq = *active[i];
       Head& h = *active_heads[i];
@@ -168,20 +174,25 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
         out.push_back({id, TokenSource::AR, -1.0f, pr, k});
       }
       e.accepted = matched;
+      if (sizer && k > 0) sizer->observe(k, matched);
       const int n = seq.commit(out, round, ctx.sink);
       for (int j = 0; j < n; ++j) e.committed.push_back(out[size_t(j)].id);
       seq.cache().len = L[i] + n;
       seq.end_step(n > 0 ? out[size_t(n - 1)].row : -1);
       h.clear_drafts();
       if (seq.done()) continue;
+      // The committed slots join the head's backlog: c and the accepted drafts, each with the token after it.
+      h.lag_hidden.insert(h.lag_hidden.end(), hidden[i].begin(), hidden[i].begin() + long(n) * D);
+      h.lag_tokens.insert(h.lag_tokens.end(), e.committed.begin(), e.committed.end());
       drafting.push_back(&seq);
       drafting_heads.push_back(&h);
-      first_slot.push_back(L[i]);
-      tokens.push_back(e.committed);
-      from.push_back(hidden[i].data());
     }
+    const int k_next = sizer ? sizer->next(int(drafting.size())) : fixed;
     const double draft_t0 = now_ms();
-    if (!drafting.empty()) draft(ctx, drafting, drafting_heads, first_slot, tokens, from, k_max);
+    if (!drafting.empty() && k_next > 0) {
+      const int passes = draft(ctx, drafting, drafting_heads, k_next);
+      if (sizer) sizer->observe_head((now_ms() - draft_t0) / 1000 / passes);
+    }
     for (size_t i = 0; i < drafting.size(); ++i) {  // d_1 comes with the head's pass, wanted or not
       Head& h = *drafting_heads[i];
       const size_t keep = size_t(std::max(0, drafting[i]->budget() - 1));

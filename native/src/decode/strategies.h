@@ -19,11 +19,13 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs);
 void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, BlockSizer* sizer);
 
 // Speculation with the checkpoint's MTP head (docs/decisions/0018): each round one trunk forward verifies
-// [c, d_1..d_k] causally, then the head reads the committed rows' hidden states and drafts the next k
-// (opts.block_size, 0: kMtpDrafts), chained on its own output. Greedy output equals decode_ar's; with
-// sampling the speculative rejection rule keeps the AR distribution.
-constexpr int kMtpDrafts = 3;  // the chain depth train_mtp.py trains
-void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs);
+// [c, d_1..d_k] causally, then the head reads the committed rows' hidden states and drafts the next k,
+// chained on its own output. The sizer picks k per round (0: an AR step, the head idle); without one, k is
+// opts.block_size. Greedy output equals decode_ar's; with sampling the speculative rejection rule keeps the
+// AR distribution.
+constexpr int kMtpDrafts = 3;  // the chain depth train_mtp.py trains: the most drafts the sizer considers
+class MtpSizer;
+void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer* sizer);
 
 // Pure block diffusion, one region at a time: each step fills every masked slot whose probability exceeds
 // tau_c, or the single most confident one.
