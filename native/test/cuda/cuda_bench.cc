@@ -35,18 +35,22 @@ double median(std::vector<double> v) {
 struct Mode {
   const char* name;
   saccade::DecodeMode mode;
-  int block;  // 0: auto (Spec)
+  int block;  // 0: auto (Spec, Mtp)
   bool fixation;
 };
 
 Json bench_region(saccade::Model& m, const saccade::RegionInput& in, int max_new, int repeats) {
   const int B = m.cfg.diffusion_block_size;
   using saccade::DecodeMode;
-  const Mode modes[] = {{"ar", DecodeMode::AR, 0, false},
-                        {"self_spec_fixed_block", DecodeMode::Spec, B, false},
-                        {"self_spec_auto_block", DecodeMode::Spec, 0, false},
-                        {"ar_fixation", DecodeMode::AR, 0, true},
-                        {"self_spec_fixation", DecodeMode::Spec, B, true}};
+  std::vector<Mode> modes = {{"ar", DecodeMode::AR, 0, false},
+                             {"self_spec_fixed_block", DecodeMode::Spec, B, false},
+                             {"self_spec_auto_block", DecodeMode::Spec, 0, false},
+                             {"ar_fixation", DecodeMode::AR, 0, true},
+                             {"self_spec_fixation", DecodeMode::Spec, B, true}};
+  if (m.mtp) {  // the drafter GLM-OCR ships (docs/decisions/0018), where the checkpoint has one
+    modes.push_back({"mtp_3_drafts", DecodeMode::Mtp, 3, false});
+    modes.push_back({"mtp_auto", DecodeMode::Mtp, 0, false});
+  }
   Json region = Json::object().set("region", in.id).set("kind", in.kind).set("width", in.width).set("height", in.height);
   Json results = Json::object();
   double ar_tps = 0;

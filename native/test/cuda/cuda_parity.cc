@@ -107,6 +107,12 @@ void model_parity(const std::string& label, const std::string& dir, const std::s
     same_ids(c, p + "greedy AR ids, test backend == CPU", ar_ref.ids, ar.ids);
     same_ids(c, p + "greedy self-spec ids (B=" + std::to_string(B) + ") == greedy AR ids", ar.ids, spec.ids);
     same_ids(c, p + "greedy self-spec ids (auto block) == greedy AR ids", ar.ids, spec_auto.ids);
+    if (test->mtp) {
+      const gpucheck::DecodeRun mtp = gpucheck::run_decode(*test, r.input, DecodeMode::Mtp, 3, false, max_new);
+      const gpucheck::DecodeRun mtp_auto = gpucheck::run_decode(*test, r.input, DecodeMode::Mtp, 0, false, max_new);
+      same_ids(c, p + "greedy MTP ids (3 drafts) == greedy AR ids", ar.ids, mtp.ids);
+      same_ids(c, p + "greedy MTP ids (auto drafts) == greedy AR ids", ar.ids, mtp_auto.ids);
+    }
     if (r.golden) {
       same_ids(c, p + "greedy AR ids == golden", r.golden->greedy_ar_ids, ar.ids);
       same_ids(c, p + "greedy self-spec ids == golden", r.golden->self_spec_ids, spec.ids);
