@@ -123,7 +123,10 @@ export interface RoundEvent {
   /** Token ids committed this round. */
   committed: number[];
   forwards: number;
-  /** Time of the draft's extra denoising forwards (refineSteps), and of the round's verify-and-draft forward. */
+  /**
+   * Time of the draft's extra work (self-spec: the refineSteps denoising forwards; mtp: the head's passes), and
+   * of the round's verify (and, for self-spec, draft) forward.
+   */
   draftMs: number;
   verifyMs: number;
 }

@@ -59,7 +59,8 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
                         : auto_block                ? kMaxAutoBlock
                         : o.block_size > 0       ? o.block_size
                                                  : m.cfg.diffusion_block_size;
-  if (o.mode == DecodeMode::Mtp && !m.mtp) throw EngineError("mode mtp needs a model with an MTP head; this one has none");
+  if (o.mode == DecodeMode::Mtp && !m.mtp)
+    throw EngineError("mode mtp needs a model with an MTP head; this one has none");
   // A self-speculative forward holds the pending token, up to B - 1 guesses and B masks; an MTP round the
   // pending token and k drafts, the head's chain k - 1 scratch slots after the committed ones.
   const int lookahead = o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp ? 2 * max_block : max_block;
@@ -102,7 +103,8 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
       case DecodeMode::Spec: {
         std::unique_ptr<BlockSizer> sizer;
-        if (auto_block)  // a page's text lines come in batches of their own; a batch of mixed kinds learns as its first
+        // A page's text lines come in batches of their own; a batch of mixed kinds learns as its first.
+        if (auto_block)
           sizer = std::make_unique<BlockSizer>(model_costs(m, memory, *seqs[0]), kMaxAutoBlock,
                                                memory->speculation[seqs[0]->kind()]);
         decode_self_spec(ctx, seqs, sizer.get());
