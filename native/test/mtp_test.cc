@@ -120,8 +120,8 @@ TEST(mtp_needs_a_head) {
   sctest::TinySpec spec;
   spec.mtp = true;
   const std::string dir = sctest::write_tiny_checkpoint(spec, "mtp-cut");
-  const std::string plain = sctest::write_tiny_checkpoint({}, "mtp-none");
-  sctest::write_file(dir + "/model.safetensors", sctest::read_file(plain + "/model.safetensors"));
+  const std::string headless = sctest::write_tiny_checkpoint({}, "mtp-none");
+  sctest::write_file(dir + "/model.safetensors", sctest::read_file(headless + "/model.safetensors"));
   LoadOptions lo;
   CHECK_THROWS_WITH(load_model(dir, lo), "missing tensor mtp.");
 }
