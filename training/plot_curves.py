@@ -21,9 +21,12 @@ def main():
     fig, axes = plt.subplots(panels, 1, figsize=(8, 3 + 1.5 * panels), sharex=True,
                              gridspec_kw={"height_ratios": [3] + [1] * (panels - 1)})
     ax, ax_lr = axes[0], axes[-1]
+    # An MTP head's run (train_mtp.py) logs one loss per chain depth.
+    depths = sorted({k for r in recs for k in r if k.startswith("loss_depth")})
     for key, label in (("ar_loss", "AR (clean stream)"), ("diff_loss", "diffusion (masked slots)"),
                        ("glyph_loss", "glyph objective (nats/character)"),
-                       ("look_loss", "look objective (nats/character)")):
+                       ("look_loss", "look objective (nats/character)"),
+                       *((k, f"MTP head, chain depth {k[len('loss_depth'):]}") for k in depths)):
         if any(r.get(key) for r in recs):
             ax.plot(minutes, [r.get(key) for r in recs], label=label)
     ax.set_yscale("log")

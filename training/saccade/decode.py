@@ -132,7 +132,7 @@ def self_spec(region, block_size=32, max_new=256):
         accepted = 0
         while accepted < k and guesses[accepted] == verified[accepted]:
             accepted += 1
-        committed = guesses[:accepted] + [verified[accepted]]
+        committed = _through_eos(guesses[:accepted] + [verified[accepted]])
         if c is not None:  # c and the accepted guesses keep their causal KV; the last commit is the next c
             region.cache.commit(new, 1 + accepted)
         guesses = block.argmax(-1).tolist()[1:] if accepted == k else []
@@ -208,7 +208,7 @@ def mtp_spec(region, drafts=3, max_new=256):
         accepted = 0
         while accepted < k and guesses[accepted] == verified[accepted]:
             accepted += 1
-        committed = guesses[:accepted] + [verified[accepted]]
+        committed = _through_eos(guesses[:accepted] + [verified[accepted]])
         region.cache.commit(new, 1 + accepted)
         out.forwards += 1
         out.rounds.append(len(committed))
@@ -252,6 +252,11 @@ def diffusion(region, tau, block_size=32, max_new=256):
             break
     out.ids = _truncate(out.ids, max_new)
     return out
+
+
+def _through_eos(ids):
+    """A round's commits end at EOS: drafts the verifier happened to match after it are not output."""
+    return ids[:ids.index(EOS) + 1] if EOS in ids else ids
 
 
 def _truncate(ids, max_new):

@@ -18,7 +18,7 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
         </select>
       </label>
       <label>Block size
-        <select value={String(s.blockSize)} disabled={s.mode === 'ar'}
+        <select value={String(s.blockSize)} disabled={s.mode === 'ar'} data-testid="setting-block"
           onChange={(e) => actions.updateSettings({ blockSize: e.target.value === 'auto' ? 'auto' : Number(e.target.value) })}>
           <option value="auto">Automatic</option>
           {BLOCK_SIZES.map((b) => <option key={b} value={b}>{b}</option>)}
