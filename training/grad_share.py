@@ -37,7 +37,7 @@ def main():
     model = load(args.model_dir)
     model.train()
     batch = one_batch(model.config, args.seed)
-    loss, ar, diff, _, _ = batch_loss(model, batch)
+    loss, ar, diff = batch_loss(model, batch)[:3]
     loss.backward()
     norms = {}
     for name, param in model.named_parameters():

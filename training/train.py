@@ -24,7 +24,7 @@ from torch.utils.data import DataLoader
 from saccade.config import default_config
 from saccade.data import EVAL_SEED_BASE, RegionStream, to_device
 from saccade.loss import batch_loss, image_gain
-from saccade.model import SaccadeOCR, count_parameters
+from saccade.model import MtpHead, SaccadeOCR, count_parameters
 from saccade.synth.regions import KIND_SHARES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,6 +79,9 @@ def parse_args(argv=None):
                    help="the focal layer: the one with the largest share of attention on the image, which the "
                         "engine's warm-up picks")
     p.add_argument("--fixation-share", type=float, default=0.5, help="share of the steps trained pruned")
+    p.add_argument("--mtp-weight", type=float, default=0.0,
+                   help="train an MTP head with the model (saccade/mtp.py, the joint recipe): weight of its chain "
+                        "loss, whose gradient reaches the trunk too; 0: no head (train_mtp.py adds one afterwards)")
     p.add_argument("--unpredictable-share", type=float, default=None,
                    help="share of text crops showing independent dictionary words instead of prose "
                         "(default corpus.UNPREDICTABLE_SHARE); 1.0 leaves nothing to guess from context")
@@ -165,6 +168,8 @@ def train(rank, args, port=None):
     if args.stem_channels:
         config["vision_config"]["stem_channels"] = args.stem_channels
         config["format_version"] = 3
+    if args.mtp_weight > 0:
+        config["text_config"]["num_mtp_layers"] = 1
     model = SaccadeOCR(config)
     tc = config["text_config"]
     # Trained beside the model, never exported (saccade/glyphs.py).
@@ -235,7 +240,7 @@ def train(rank, args, port=None):
     model.train()
     t0 = time.time() - elapsed
     last_ckpt = time.time()
-    losses = ("loss", "ar_loss", "diff_loss", "glyph_loss", "look_loss")  # the order of stats[1:]
+    losses = ("loss", "ar_loss", "diff_loss", "glyph_loss", "look_loss", "mtp_loss")  # the order of stats[1:]
 
     def new_window(t):
         return {**dict.fromkeys(losses, 0.0), "n": 0, "samples": 0, "pruned": 0, "ar_pruned": 0.0, "t": t}
@@ -267,13 +272,13 @@ def train(rank, args, port=None):
         # Seeded by the step, so every rank makes the same choice.
         pruned = args.fixation_keep > 0 and random.Random(step).random() < args.fixation_share
         fixation = (args.fixation_focal, args.fixation_keep) if pruned else None
-        loss, ar, diff, glyph, look = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight,
-                                                 fixation)
+        loss, ar, diff, glyph, look, mtp = batch_loss(model, batch, glyph_head, args.glyph_weight, args.look_weight,
+                                                      fixation, args.mtp_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         stats = torch.tensor([len(batch["patches"]), loss.item(), ar.item(), diff.item(),
-                              0.0 if glyph is None else glyph.item(), 0.0 if look is None else look.item()],
-                             dtype=torch.float64)
+                              0.0 if glyph is None else glyph.item(), 0.0 if look is None else look.item(),
+                              0.0 if mtp is None else mtp.item()], dtype=torch.float64)
         if distributed:
             average_gradients(params, args.ranks)
             dist.all_reduce(stats)
@@ -322,7 +327,9 @@ def adapt_state(state, source_config, config):
     Going from m x m merged patches to one patch per token, the merger's first layer sees one patch where it
     saw m * m; summing its weight blocks makes it answer a patch as it answered a cell of m * m copies of it,
     so the decoder starts from image embeddings it knows rather than from noise. A convolutional stem added to
-    a model without one starts fresh, and so does the patch embedding behind it (its input changes)."""
+    a model without one starts fresh, and so does the patch embedding behind it (its input changes). An MTP
+    head is kept when this run trains one; without --mtp-weight it is left behind, since it would no longer
+    match the trunk it was trained on (train_mtp.py trains a new one onto the result)."""
     src_v, dst_v = source_config["vision_config"], config["vision_config"]
     state, fresh = dict(state), set()
     m_from, m_to = src_v["merge_size"], dst_v["merge_size"]
@@ -340,6 +347,12 @@ def adapt_state(state, source_config, config):
             fresh.add(name)
         for i in range(len(dst_v["stem_channels"])):
             fresh |= {f"vision.stem.convs.{i}.weight", f"vision.stem.convs.{i}.bias"}
+    head = {name for name in state if name.startswith("mtp.")}
+    if not config["text_config"].get("num_mtp_layers"):
+        for name in head:
+            del state[name]
+    elif not head:
+        fresh |= {f"mtp.{name}" for name in MtpHead(config["text_config"]).state_dict()}
     return state, fresh
 
 

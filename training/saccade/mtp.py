@@ -50,14 +50,26 @@ def chain_logits(model, hidden, next_embeds, pos3, first, depth):
 
 
 def mtp_loss(model, batch, depth):
-    """(mean loss over depths, per-depth losses) on the clean streams of a three-stream batch."""
+    """(mean loss over depths, per-depth losses) on the clean streams of a three-stream batch, the trunk
+    frozen: it runs without gradients over the clean streams alone."""
     layout = batch["layout"]
     T = max(P + L for P, L in layout)
     ids, pos3, mask = batch["input_ids"][:, :T], batch["pos3"][:, :T], batch["attn"][:, :T, :T]
     with torch.no_grad():
         image_embeds = model.encode_images(batch["patches"], batch["grids"])
         hidden, _ = model.trunk(ids, pos3, mask, image_embeds)
-        embeds = model.embed(ids, image_embeds)
+    return chain_loss(model, batch, hidden, image_embeds, depth)
+
+
+def chain_loss(model, batch, hidden, image_embeds, depth):
+    """(mean loss over depths, per-depth losses) of the head's chains over the clean streams, from the trunk's
+    last hidden states `hidden` [B, >= P + L, D] of the batch's sequences (the clean stream never sees the
+    corrupted ones, so those of a three-stream forward serve). With gradients in `hidden`, the head's loss
+    trains the trunk too (the joint recipe of DeepSeek-V3 and GLM)."""
+    layout = batch["layout"]
+    T = max(P + L for P, L in layout)
+    ids, pos3 = batch["input_ids"][:, :T], batch["pos3"][:, :T]
+    embeds = model.embed(ids, image_embeds)
     logits, targets = [], []
     for b, (P, L) in enumerate(layout):
         next_embeds = torch.cat([embeds[b, 1:P + L], torch.zeros_like(embeds[b, :1])])

@@ -112,3 +112,29 @@ def test_head_learns_to_draft_what_the_trunk_reads():
         spec = mtp_spec(Region(model, pixels, PROMPTS["text"]), drafts=3)
         assert spec.ids == tok.encode(target) + [EOS]
         assert spec.tokens_per_forward > 3
+
+
+def test_joint_training_reaches_trunk_and_head_and_heads_follow_their_trunk():
+    """With --mtp-weight the head's chain loss joins the dual loss and its gradient reaches the trunk; a run
+    starting from a model with a head keeps it only when it trains one."""
+    from saccade.loss import batch_loss
+    from train import adapt_state
+    torch.manual_seed(0)
+    config = mtp_config()
+    model = SaccadeOCR(config)
+    g = torch.Generator().manual_seed(0)
+    batch = collate_with_images([encode_region(striped_image(i), t, "text", config, Tokenizer(), g)
+                                 for i, t in enumerate(["cat 12", "dog: 7."])])
+    plain = batch_loss(model, batch)
+    joint = batch_loss(model, batch, mtp_weight=0.5)
+    assert plain.mtp is None and joint.mtp is not None
+    assert torch.allclose(joint.total, plain.total + 0.5 * joint.mtp)
+    joint.total.backward()
+    layer = model.model.layers[0].self_attn.q_proj.weight
+    assert model.mtp.eh_proj.weight.grad.abs().sum() > 0 and layer.grad.abs().sum() > 0
+
+    headless = tiny_config()
+    state, fresh = adapt_state(model.state_dict(), config, headless)
+    assert not any(k.startswith("mtp.") for k in state) and not fresh
+    state, fresh = adapt_state(SaccadeOCR(headless).state_dict(), headless, config)
+    assert fresh == {k for k in model.state_dict() if k.startswith("mtp.")}
