@@ -1,4 +1,6 @@
-"""Training the MTP head (model.MtpHead) over a frozen trunk: the shipped model's own outputs do not change.
+"""The MTP head's objective (model.MtpHead): `mtp_loss` trains it over a frozen trunk (train_mtp.py: the
+shipped model's own outputs do not change), `chain_loss` from hidden states that keep their gradient (train.py
+--mtp-weight: the head trained with the model).
 
 Drafting chains the head: the chain anchored at committed position a puts depth 1 at a (the trunk's h_a and
 the token at a + 1), depth k at a + k - 1 (the head's own output at a + k - 2 and its depth-(k - 1) guess).
