@@ -160,6 +160,11 @@ export interface RegionStats {
   visualTokenFraction: number;
   /** Tokens taken back by the repetition guard (already gone from the text). */
   retractedTokens: number;
+  /**
+   * Every token the engine committed: those the repetition guard took back, and on a page a line's readings
+   * that another view replaced or that were dropped as unsure, included. Tokens per forward counts these.
+   */
+  committed: number;
 }
 
 export interface RegionEndEvent {

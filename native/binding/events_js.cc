@@ -38,6 +38,7 @@ Napi::Object stats_to_js(Napi::Env env, const RegionStats& s) {
   o.Set("attentionMs", s.attention_ms);
   o.Set("visualTokenFraction", s.visual_token_fraction);
   o.Set("retractedTokens", s.retracted_tokens);
+  o.Set("committed", s.committed);
   return o;
 }
 

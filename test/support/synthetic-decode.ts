@@ -209,6 +209,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     }
     const stats: RegionStats = {
       tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols), retractedTokens,
+      committed: pieces.length + retractedTokens,
     };
     elapsedMs += decodeMs + 20;
     const done = regionIndex + 1;

@@ -34,7 +34,8 @@ interface RegionStream {
 }
 
 export function emptyStats(): RegionStats {
-  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0 };
+  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0,
+    committed: 0 };
 }
 
 function addStats(into: RegionStats, s: RegionStats): void {
@@ -49,6 +50,7 @@ function addStats(into: RegionStats, s: RegionStats): void {
   into.decodeMs += s.decodeMs;
   into.attentionMs += s.attentionMs;
   into.retractedTokens += s.retractedTokens;
+  into.committed += s.committed;
 }
 
 export interface FinishedRegion {

@@ -16,6 +16,7 @@ struct Fixation {
 
 struct RegionStats {
   int tokens = 0, forwards = 0, rounds = 0;
+  int committed = 0;  // every token committed, those the repetition guard took back included
   double encode_ms = 0, prefill_ms = 0, decode_ms = 0;
   double attention_ms = 0;  // decoder attention during decoding (prefill excluded)
   double visual_token_fraction = 1;

@@ -147,6 +147,7 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     output_.push_back(t.id);
     pending_ = t.id;
     ++n;
+    ++stats_.committed;
     sink.emit(std::move(e));
     if (t.id == m_.cfg.eos_token_id) {
       done_ = true;
