@@ -72,13 +72,13 @@ bool ProbeSchedule::due() {
     return false;
   }
   streak_ = 0;
-  after_ = std::min(2 * after_, kProbeMax);
+  after_ = std::min(2 * after_, most_);
   return true;
 }
 
 void ProbeSchedule::restart() {
   streak_ = 0;
-  after_ = kFirstProbeAfter;
+  after_ = first_;
 }
 
 BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)

@@ -19,18 +19,19 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
-// Rounds of the chosen kind before a round of the other kind is tried (a probe): after kFirstProbeAfter
-// rounds, then twice as many each time the choice does not change, up to kProbeMax.
+// Rounds of the chosen kind before a round of the other kind is tried (a probe): after `first` rounds, then
+// twice as many each time the choice does not change, up to `most`.
 class ProbeSchedule {
  public:
-  static constexpr int kFirstProbeAfter = 16, kProbeMax = 256;
+  explicit ProbeSchedule(int first = 16, int most = 256) : first_(first), most_(most), after_(first) {}
   // Counts one round of the chosen kind; true when this round should be a probe instead.
   bool due();
-  // The choice changed: the next probe comes kFirstProbeAfter rounds from now.
+  // The choice changed: the next probe comes `first` rounds from now.
   void restart();
+  int first() const { return first_; }
 
  private:
-  int streak_ = 0, after_ = kFirstProbeAfter;
+  int first_, most_, streak_ = 0, after_;
 };
 
 // Median of the most recent values. Round times have one-sided outliers (a page fault, another process
