@@ -121,7 +121,10 @@ Pure diffusion (no verify), by confidence threshold tau_c:
 |---|---|---|
 {diff_rows}
 
-Tokens per forward count decoder forwards after the prefill; self-spec runs one verify-and-draft forward per round (docs/decisions/0016).
+Tokens per forward count decoder forwards after the prefill; self-spec counts draft and verify forwards (runs
+evaluated before docs/decisions/0016 used two forwards per round; one verify-and-draft forward per round gives
+the same count whenever no whole block of 32 is accepted, with this model almost always); MTP counts its verify
+forwards (one per round), not the head's passes.
 
 ## Limitations
 

@@ -1,7 +1,7 @@
 // The whole product in Chromium against the real engine and the shipped model, through the browser
 // transport: a sample scan decodes with tokens streaming into the editor, the timeline shows rounds,
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
-// editor's text; a killed engine is reported, its text kept, and decoding restarts. With
+// editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts. With
 // SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot. Skipped, with the reason, where the
 // engine or the model is missing.
 import assert from 'node:assert/strict';
@@ -98,6 +98,30 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   assert.match(exported, /Checked against the printed original\.$/);
   assert.ok(exported.length > 60, 'the export holds the decoded text');
   if (finished) assert.doesNotMatch(exported, /\n{3}/, 'regions that read as nothing leave no blank lines');
+  assert.deepEqual(errors, []);
+});
+
+test('the model\'s MTP head drafts: rounds show its drafts going on to the next round', { skip }, async () => {
+  await page.getByTestId('open-settings').click();
+  const mode = page.getByTestId('setting-mode');
+  assert.equal(await mode.locator('option[value=mtp]').isDisabled(), false, 'the shipped model has an MTP head');
+  await mode.selectOption('mtp');
+  // Four drafts a round: 'auto' would take plain steps on a CPU, where drafting does not pay.
+  await page.getByTestId('setting-block').selectOption('4');
+  await page.getByTestId('open-settings').click();
+  await page.getByTestId('decode').click();
+  await page.locator('[data-testid=progress][data-phase=decoding]').waitFor({ timeout: 60_000 });
+  await page.getByTestId('stats').filter({ hasText: 'MTP speculative' }).waitFor();
+  // The newest round: the drafts it checked, the trunk's token (a correction, or its own after drafts that
+  // all held), the head's drafts for the next round.
+  await page.locator('[data-testid=round-detail] .slots .slot-carried').first().waitFor({ timeout: 120_000 });
+  assert.equal(await page.locator('[data-testid=round-detail] .slots').locator('.slot-free, .slot-corrected').count(), 1);
+  await page.getByTestId('cancel').click();
+  await page.locator('[data-testid=progress][data-phase=cancelled], [data-testid=progress][data-phase=done]').first().waitFor({ timeout: 30_000 });
+  await page.getByTestId('open-settings').click();
+  await mode.selectOption('spec');
+  await page.getByTestId('setting-block').selectOption('auto');
+  await page.getByTestId('open-settings').click();
   assert.deepEqual(errors, []);
 });
 
