@@ -63,6 +63,16 @@ function configs(focalLayers: number, mtpHead: boolean): Array<[string, DecodeOp
   ];
 }
 
+/** A speculative configuration against AR: its tokens per forward, exactness and speed. */
+function speculation(o: ConfigOutcome, ar: ConfigOutcome) {
+  return {
+    tokens_per_forward: round(tokensPerForward(o), 3),
+    identical_to_ar: round(sameOutputs(o, ar), 4),
+    decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(o)), 3),
+    e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(o)), 3),
+  };
+}
+
 function sameOutputs(a: ConfigOutcome, b: ConfigOutcome): number {
   return a.regions.filter((r, i) => r.text === b.regions[i]!.text).length / Math.max(1, a.regions.length);
 }
@@ -134,36 +144,10 @@ async function main(): Promise<void> {
     regions: regions.length,
     passes: args.passes,
     backend: addon.info().backend,
-    self_spec: {
-      block_size: 32,
-      tokens_per_forward: round(tokensPerForward(get('spec32')), 3),
-      identical_to_ar: round(sameOutputs(get('spec32'), ar), 4),
-      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('spec32'))), 3),
-      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec32'))), 3),
-      by_type: acceptedPerRoundByType(get('spec32')),
-    },
-    self_spec_auto: {
-      tokens_per_forward: round(tokensPerForward(get('spec_auto')), 3),
-      identical_to_ar: round(sameOutputs(get('spec_auto'), ar), 4),
-      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('spec_auto'))), 3),
-      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('spec_auto'))), 3),
-      ...blockChoices(get('spec_auto')),
-    },
-    mtp: results.has('mtp3') ? {
-      drafts: 3,
-      tokens_per_forward: round(tokensPerForward(get('mtp3')), 3),
-      identical_to_ar: round(sameOutputs(get('mtp3'), ar), 4),
-      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('mtp3'))), 3),
-      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('mtp3'))), 3),
-      by_type: acceptedPerRoundByType(get('mtp3')),
-    } : null,
-    mtp_auto: results.has('mtp_auto') ? {
-      tokens_per_forward: round(tokensPerForward(get('mtp_auto')), 3),
-      identical_to_ar: round(sameOutputs(get('mtp_auto'), ar), 4),
-      decode_speedup_vs_ar: round(ratio(decodeMs(ar), decodeMs(get('mtp_auto'))), 3),
-      e2e_speedup_vs_ar: round(ratio(endToEndMs(ar), endToEndMs(get('mtp_auto'))), 3),
-      ...blockChoices(get('mtp_auto')),
-    } : null,
+    self_spec: { block_size: 32, ...speculation(get('spec32'), ar), by_type: acceptedPerRoundByType(get('spec32')) },
+    self_spec_auto: { ...speculation(get('spec_auto'), ar), ...blockChoices(get('spec_auto')) },
+    mtp: results.has('mtp3') ? { drafts: 3, ...speculation(get('mtp3'), ar), by_type: acceptedPerRoundByType(get('mtp3')) } : null,
+    mtp_auto: results.has('mtp_auto') ? { ...speculation(get('mtp_auto'), ar), ...blockChoices(get('mtp_auto')) } : null,
     diffusion: [0.7, 0.9, 0.99].map((tau) => {
       const o = get(`diffusion_${tau}`);
       return { tau_c: tau, tokens_per_forward: round(tokensPerForward(o), 3), accuracy: round(meanScore(o)),
