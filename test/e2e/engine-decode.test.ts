@@ -116,6 +116,7 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   // all held), the head's drafts for the next round.
   await page.locator('[data-testid=round-detail] .slots .slot-carried').first().waitFor({ timeout: 120_000 });
   assert.equal(await page.locator('[data-testid=round-detail] .slots').locator('.slot-free, .slot-corrected').count(), 1);
+  await page.screenshot({ path: `${ARTIFACTS}/engine-mtp.png` });
   await page.getByTestId('cancel').click();
   await page.locator('[data-testid=progress][data-phase=cancelled], [data-testid=progress][data-phase=done]').first().waitFor({ timeout: 30_000 });
   await page.getByTestId('open-settings').click();
