@@ -24,7 +24,7 @@ export function ProgressStrip() {
       : phase === 'cancelled' ? 'Cancelled' : phase === 'crashed' ? 'Stopped: the engine crashed' : '';
 
   return (
-    <div className={`progress-strip phase-${phase}`} data-testid="progress" data-phase={phase} data-tokens={run.tokens}>
+    <div className={`progress-strip phase-${phase}`} data-testid="progress" data-phase={phase} data-committed={run.committed}>
       <span className="progress-label">{pages > 1 ? `Page ${page + 1}/${pages} · ` : ''}{status}</span>
       <div className="segments">
         {regions.map((r) => (
