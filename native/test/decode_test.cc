@@ -26,10 +26,7 @@ Model& tiny() {
   return *m;
 }
 
-std::vector<RegionInput> regions() {
-  return {sctest::synthetic_region("a", 96, 48, 1), sctest::synthetic_region("b", 40, 70, 2),
-          sctest::synthetic_region("c", 200, 30, 3)};
-}
+std::vector<RegionInput> regions() { return sctest::three_regions(); }
 
 DecodeResult run(DecodeOptions o, Collect* sink = nullptr, ModelMemory* state = nullptr) {
   Collect local;
@@ -38,14 +35,7 @@ DecodeResult run(DecodeOptions o, Collect* sink = nullptr, ModelMemory* state = 
   return decode_regions(tiny(), regions(), o, sink ? *sink : local, cancel, state ? state : &c);
 }
 
-DecodeOptions opts(DecodeMode mode, int block) {
-  DecodeOptions o;
-  o.mode = mode;
-  o.block_size = block;
-  o.max_new_tokens = 40;
-  o.fixation.enabled = false;
-  return o;
-}
+DecodeOptions opts(DecodeMode mode, int block) { return sctest::short_greedy(mode, block); }
 
 }  // namespace
 

@@ -34,25 +34,12 @@ Model& favoured() {
   return *m;
 }
 
-std::vector<RegionInput> regions() {
-  return {sctest::synthetic_region("a", 96, 48, 1), sctest::synthetic_region("b", 40, 70, 2),
-          sctest::synthetic_region("c", 200, 30, 3)};
-}
-
-DecodeOptions opts(DecodeMode mode, int drafts, int batch = 1) {
-  DecodeOptions o;
-  o.mode = mode;
-  o.block_size = drafts;
-  o.max_new_tokens = 40;
-  o.batch_size = batch;
-  o.fixation.enabled = false;
-  return o;
-}
+DecodeOptions opts(DecodeMode mode, int drafts) { return sctest::short_greedy(mode, drafts); }
 
 DecodeResult run(Model& m, const DecodeOptions& o, Collect& sink) {
   ModelMemory memory;
   std::atomic<bool> cancel{false};
-  return decode_regions(m, regions(), o, sink, cancel, &memory);
+  return decode_regions(m, sctest::three_regions(), o, sink, cancel, &memory);
 }
 
 }  // namespace
@@ -63,7 +50,9 @@ TEST(greedy_mtp_equals_greedy_ar_for_every_draft_length_and_batch) {
   for (int k : {1, 3, 6, 0})
     for (int batch : {1, 3}) {
       Collect sink;
-      const DecodeResult r = run(favoured(), opts(DecodeMode::Mtp, k, batch), sink);
+      DecodeOptions o = opts(DecodeMode::Mtp, k);
+      o.batch_size = batch;
+      const DecodeResult r = run(favoured(), o, sink);
       int accepted = 0, corrected = 0;
       for (const Event& e : sink.events) {
         if (e.type == Event::Type::Round) accepted += e.accepted;
