@@ -13,9 +13,7 @@ import json
 import math
 import os
 import random
-import shlex
 import signal
-import sys
 import time
 
 import torch
@@ -23,6 +21,7 @@ from torch.utils.data import DataLoader
 
 from saccade.config import default_config
 from saccade.data import EVAL_SEED_BASE, RegionStream, to_device
+from saccade.launch import record_launch
 from saccade.loss import batch_loss, image_gain
 from saccade.model import MtpHead, SaccadeOCR, count_parameters
 from saccade.synth.regions import KIND_SHARES
@@ -124,9 +123,7 @@ def main(argv=None):
     args = parse_args(argv)
     run_dir = os.path.join(HERE, "runs", args.name)
     os.makedirs(run_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "command.txt"), "a") as f:
-        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
-                + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
+    record_launch(run_dir)
     if args.ranks == 1:
         train(0, args)
         return

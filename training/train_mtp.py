@@ -12,9 +12,7 @@ import functools
 import json
 import math
 import os
-import shlex
 import signal
-import sys
 import time
 
 import torch
@@ -22,6 +20,7 @@ from torch.utils.data import DataLoader
 
 from saccade.checkpoint import export, load
 from saccade.data import RegionStream
+from saccade.launch import record_launch
 from saccade.model import MtpHead
 from saccade.mtp import DRAFTS, mtp_loss
 from saccade.synth import corpus, generate_region
@@ -58,9 +57,7 @@ def main(argv=None):
     ckpt_dir = args.ckpt_dir or os.path.join("/tmp/saccade-train", args.name)
     os.makedirs(run_dir, exist_ok=True)
     os.makedirs(ckpt_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "command.txt"), "a") as f:
-        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} cd training && /usr/bin/python3 "
-                + " ".join(shlex.quote(a) for a in sys.argv) + "\n")
+    record_launch(run_dir)
 
     model = load(args.model)
     model.config["text_config"]["num_mtp_layers"] = 1

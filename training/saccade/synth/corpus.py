@@ -1,5 +1,6 @@
 """Running prose from documents installed on the system: software licences, package copyright notices and
 fortune files. They read like contracts, notices and literature, which is what scanned pages mostly hold.
+Which files is pinned (`inputs.py`); the word list is one file of one package.
 
 Characters outside the target vocabulary are transliterated where a plain form exists, otherwise the word
 is dropped, so every passage can be used as a target as is.
@@ -7,18 +8,14 @@ is dropped, so every passage can be used as a target as is.
 
 import bisect
 import functools
-import glob
 import itertools
-import os
 import random
 import re
 import unicodedata
 
 from ..vocab import CHARSET
+from . import inputs
 
-LICENSE_DIR = "/usr/share/common-licenses"
-COPYRIGHT_GLOB = "/usr/share/doc/*/copyright"
-FORTUNE_DIR = "/usr/share/games/fortunes"
 DICTIONARY = "/usr/share/dict/words"
 
 COPYRIGHT_BYTES = 3000  # per package: notices repeat, licences and literature should dominate
@@ -66,24 +63,22 @@ def _read(path: str, limit: int | None = None) -> str:
         return ""
 
 
+def _passages_of_file(path: str) -> list[list[str]]:
+    if path.startswith(inputs.DOC_DIR + "/"):
+        return _passages_of(_read(path, COPYRIGHT_BYTES))
+    if path.startswith(inputs.FORTUNE_DIR + "/"):
+        return _passages_of(_read(path).replace("\n%\n", "\n\n"))
+    return _passages_of(_read(path))
+
+
 @functools.lru_cache(maxsize=1)
 def passages() -> tuple[tuple[str, ...], ...]:
     """All passages as word tuples, in a fixed order."""
-    found: list[list[str]] = []
-    seen_paths = set()
-    for path in sorted(glob.glob(os.path.join(LICENSE_DIR, "*"))):
-        real = os.path.realpath(path)
-        if real not in seen_paths and os.path.isfile(real):
-            seen_paths.add(real)
-            found += _passages_of(_read(real))
-    for path in sorted(glob.glob(COPYRIGHT_GLOB)):
-        found += _passages_of(_read(path, COPYRIGHT_BYTES))
-    for path in sorted(glob.glob(os.path.join(FORTUNE_DIR, "*"))):
-        if "." not in os.path.basename(path):
-            found += _passages_of(_read(path).replace("\n%\n", "\n\n"))
+    found = [p for path in inputs.available("prose") for p in _passages_of_file(path)]
     unique = list(dict.fromkeys(tuple(p) for p in found))
     if not unique:
-        raise RuntimeError("no prose found on this system (licences, copyright files, fortunes)")
+        raise RuntimeError("no prose found on this system (licences, copyright files, fortunes pinned in "
+                           + inputs.PINNED_DIR + ")")
     return tuple(unique)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fontTools.ttLib import TTFont
 from PIL import ImageFont
 
-FONT_ROOTS = ("/usr/share/fonts/truetype", "/usr/share/fonts/opentype", "/usr/share/texmf/fonts/opentype/public")
+from . import inputs
 
 # Symbol, dingbat, math and calligraphic faces: they do not print document text.
 EXCLUDED_NAME_PARTS = (
@@ -72,18 +72,14 @@ def _read_face(path: str) -> Face | None:
 
 @functools.lru_cache(maxsize=1)
 def catalogue() -> dict[str, list[Face]]:
-    """Family name -> faces, both sorted so that choices are reproducible."""
-    paths = []
-    for root in FONT_ROOTS:
-        for folder, _, files in os.walk(root):
-            paths += [os.path.join(folder, f) for f in files if f.lower().endswith((".ttf", ".otf"))]
+    """Family name -> faces of the pinned font files, both sorted so that choices are reproducible."""
     families: dict[str, list[Face]] = {}
-    for path in sorted(paths):
+    for path in sorted(inputs.available("fonts")):
         face = _read_face(path)
         if face is not None:
             families.setdefault(face.family, []).append(face)
     if not families:
-        raise RuntimeError("no usable fonts found under " + ", ".join(FONT_ROOTS))
+        raise RuntimeError("none of the pinned fonts (" + inputs.PINNED_DIR + ") is on this machine")
     return dict(sorted(families.items()))
 
 
