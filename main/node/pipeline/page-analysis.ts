@@ -38,6 +38,11 @@ export interface PageCrop {
   box: Box;
   /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
   inkWords: Box[];
+  /**
+   * A line whose ink is lower than half a letter: rules, dashes, dots and underscores fit in it, no letter or
+   * digit does (reading-choice.ts drops a reading of it that has one).
+   */
+  flat: boolean;
 }
 
 export interface AnalysedPage {
@@ -52,6 +57,9 @@ export interface AnalysedPage {
 function engineKind(kind: LayoutBlock['kind']): RegionKind {
   return kind === 'table' || kind === 'formula' ? kind : 'text';
 }
+
+/** Height of a flat line's ink, in the page's letter heights (layout.ts measures them). */
+const FLAT_LINE = 0.5;
 
 export function regionId(page: number, index: number): string {
   return `p${page}-r${index}`;
@@ -88,7 +96,8 @@ export function analysePage(page: number, raster: GrayImage, options: PageAnalys
       const cropId = `${id}/${line}`;
       const images = byLine && options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(img, v)) : [img];
       const ink = byLine ? inkWords(prepared.ink, width, height, box).map((b) => roundBox(prepared.toSource(b))) : [];
-      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)), inkWords: ink,
+      const flat = byLine && box.y1 - box.y0 < FLAT_LINE * charHeight;
+      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)), inkWords: ink, flat,
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind, width: v.width, height: v.height, pixels: v.data })) });
     });
   });
