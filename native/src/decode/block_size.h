@@ -23,7 +23,8 @@ ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int
 // twice as many each time the choice does not change, up to `most`.
 class ProbeSchedule {
  public:
-  explicit ProbeSchedule(int first = 16, int most = 256) : first_(first), most_(most), after_(first) {}
+  ProbeSchedule() = default;
+  ProbeSchedule(int first, int most) : first_(first), most_(most), after_(first) {}
   // Counts one round of the chosen kind; true when this round should be a probe instead.
   bool due();
   // The choice changed: the next probe comes `first` rounds from now.
@@ -31,7 +32,7 @@ class ProbeSchedule {
   int first() const { return first_; }
 
  private:
-  int first_, most_, streak_ = 0, after_;
+  int first_ = 16, most_ = 256, streak_ = 0, after_ = 16;
 };
 
 // Median of the most recent values. Round times have one-sided outliers (a page fault, another process
