@@ -9,7 +9,10 @@ type PdfDocument = Awaited<ReturnType<PdfModule['getDocument']>['promise']>;
 const MIME: Record<DocumentInfo['format'], string> = { png: 'image/png', jpeg: 'image/jpeg', tiff: 'image/tiff', pdf: 'application/pdf' };
 
 export interface PageRaster {
-  /** Draws page `index` into a canvas `width` device pixels wide; false when the format cannot be shown. */
+  /**
+   * Draws page `index` into a canvas `width` device pixels wide; false when the format cannot be shown, or when
+   * a later draw into the same canvas took over before this one finished.
+   */
   draw(index: number, canvas: HTMLCanvasElement, width: number): Promise<boolean>;
   close(): void;
 }
@@ -26,14 +29,37 @@ function loadPdfjs(): Promise<PdfModule> {
 export function openRaster(format: DocumentInfo['format'], bytes: Uint8Array): PageRaster {
   if (format === 'pdf') {
     const doc: Promise<PdfDocument> = loadPdfjs().then((m) => m.getDocument({ data: bytes.slice(), isEvalSupported: false }).promise);
+    // pdf.js refuses a second render into a canvas while one runs, and a page view redraws whenever its width
+    // changes (fitting the window, zooming): a newer draw cancels the running one and waits for it to stop.
+    const running = new WeakMap<HTMLCanvasElement, { cancel(): void; settled: Promise<unknown> }>();
     return {
       async draw(index, canvas, width) {
+        const previous = running.get(canvas);
+        let cancelled = false;
+        const self = { cancel: () => { cancelled = true; }, settled: Promise.resolve() as Promise<unknown> };
+        running.set(canvas, self);
+        previous?.cancel();
+        await previous?.settled;
         const page = await (await doc).getPage(index + 1);
+        if (cancelled) return false;
         const base = page.getViewport({ scale: 1 });
         const viewport = page.getViewport({ scale: width / base.width });
         canvas.width = Math.round(viewport.width);
         canvas.height = Math.round(viewport.height);
-        await page.render({ canvas, viewport }).promise;
+        const task = page.render({ canvas, viewport });
+        self.cancel = () => {
+          cancelled = true;
+          task.cancel();
+        };
+        self.settled = task.promise.catch(() => undefined);
+        try {
+          await task.promise;
+        } catch (e) {
+          if (cancelled) return false;
+          throw e;
+        } finally {
+          if (running.get(canvas) === self) running.delete(canvas);
+        }
         return true;
       },
       close() {
