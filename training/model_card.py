@@ -85,7 +85,7 @@ docs/model-format.md.
 ## Training
 
 - Data: generated regions only (`training/saccade/synth`): printed English text blocks, HTML tables and
-  LaTeX formulas rendered with varied fonts and scan degradations. No real document was used for training.
+  LaTeX formulas rendered with varied fonts and scan degradations. No real document was used for training.{generator_inputs(run_dir)}
 - Recipe: per sample one forward over `prefix | clean stream | corrupted stream A | corrupted stream B`
   (`training/saccade/masks.py`): AR loss on the clean stream, masked-diffusion loss on the corrupted
   streams, whose masks are complementary per block of 32 with a ratio t drawn per block; random block-grid
@@ -136,6 +136,18 @@ forwards (one per round), not the head's passes.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
+
+
+def generator_inputs(run_dir):
+    """The system files the run's generator read (its last launch's record), when the run recorded them."""
+    path = os.path.join(run_dir, "inputs.jsonl")
+    if not os.path.exists(path):
+        return ""
+    rec = [json.loads(l) for l in open(path) if l.strip()][-1]
+    noun = {"fonts": "font", "prose": "prose"}
+    parts = [f"{r['found']} of {r['pinned']} pinned {noun[kind]} files (digest {r['digest']})" for kind, r in rec.items()
+             if kind != "time"]
+    return ("\n  Generator inputs (`training/saccade/synth/pinned/`): " + ", ".join(parts) + ".")
 
 
 def mtp_architecture(model):
