@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { RunningApp } from '../support/app-server';
-import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { test } from 'node:test';
+import { appInBrowserForFile, ARTIFACTS } from '../support/app-in-browser';
 
-let app: RunningApp;
-let browser: Browser;
-let session: AppInBrowser | undefined;
-
-before(async () => {
-  session = await openAppInBrowser();
-  ({ app, browser } = session);
-});
-
-after(async () => {
-  await session?.close();
-});
+const served = appInBrowserForFile();
 
 test('npm start serves the React shell and it reaches the engine', async () => {
+  const { app, browser } = served();
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));

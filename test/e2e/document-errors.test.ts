@@ -1,25 +1,12 @@
 // Files the app cannot read (a corrupt PDF, a 0-byte file, a 20,000 x 20,000 image) are refused with a clear
 // message by the real server and page pipeline, and the app keeps working: a good file opens afterwards.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import sharp from 'sharp';
-import type { Browser } from 'playwright-core';
-import type { RunningApp } from '../support/app-server';
-import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { appInBrowserForFile, ARTIFACTS, openWelcome } from '../support/app-in-browser';
 import { BAD_INPUTS } from '../support/bad-inputs';
 
-let app: RunningApp;
-let browser: Browser;
-let session: AppInBrowser | undefined;
-
-before(async () => {
-  session = await openAppInBrowser();
-  ({ app, browser } = session);
-});
-
-after(async () => {
-  await session?.close();
-});
+const served = appInBrowserForFile();
 
 const EXPECTED: Record<string, RegExp> = {
   'corrupt.pdf': /Could not open corrupt\.pdf: .*not a readable PDF/,
@@ -28,11 +15,7 @@ const EXPECTED: Record<string, RegExp> = {
 };
 
 test('unreadable files give a clear message and the app keeps working', async () => {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(app.url);
-  await page.getByTestId('welcome').waitFor();
+  const { page, errors } = await openWelcome(served());
   for (const file of BAD_INPUTS) {
     await page.getByTestId('file-input').setInputFiles(file);
     const notice = page.getByTestId('notice').filter({ hasText: file.name });

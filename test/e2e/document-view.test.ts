@@ -3,32 +3,15 @@
 // while one runs: the page must end drawn at its final size, with no "no preview" notice over it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { RunningApp } from '../support/app-server';
-import { ARTIFACTS, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { test } from 'node:test';
+import { appInBrowserForFile, ARTIFACTS, openWelcome } from '../support/app-in-browser';
 
 const PDF = join(__dirname, '..', '..', 'assets', 'samples', 'two-page-report.pdf');
 
-let app: RunningApp;
-let browser: Browser;
-let session: AppInBrowser | undefined;
-
-before(async () => {
-  session = await openAppInBrowser();
-  ({ app, browser } = session);
-});
-
-after(async () => {
-  await session?.close();
-});
+const served = appInBrowserForFile();
 
 test('a PDF page is drawn at the size shown, through refits and zooms, with no missing-preview notice', async () => {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(app.url);
-  await page.getByTestId('welcome').waitFor();
+  const { page, errors } = await openWelcome(served());
   await page.getByTestId('file-input').setInputFiles(PDF);
   await page.getByTestId('workspace').waitFor({ timeout: 20_000 });
   // Zoom in and out at once: each step starts a new render while the last one is still running.

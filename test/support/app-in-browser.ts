@@ -1,6 +1,7 @@
 // What every browser end-to-end suite starts from: the real app served by `npm start`'s browser fallback,
 // and Debian's Chromium to look at it.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type RunningApp } from './app-server';
 import { launchChromium } from './browser';
@@ -24,6 +25,34 @@ export async function openAppInBrowser(): Promise<AppInBrowser> {
     await app.stop();
     throw err;
   }
+}
+
+/**
+ * The app and Chromium for one test file: started before its first test, closed after its last. Call it at
+ * the top level of the file; the function it returns gives them inside tests.
+ */
+export function appInBrowserForFile(): () => AppInBrowser {
+  let session: AppInBrowser | undefined;
+  before(async () => {
+    session = await openAppInBrowser();
+  });
+  after(async () => {
+    await session?.close();
+  });
+  return () => {
+    if (!session) throw new Error('the app is not running: starting it failed before the tests');
+    return session;
+  };
+}
+
+/** A new 1440 x 900 page on the app's welcome screen, and the page errors it raises from then on. */
+export async function openWelcome({ app, browser }: AppInBrowser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(app.url);
+  await page.getByTestId('welcome').waitFor();
+  return { page, errors };
 }
 
 /**
