@@ -1,6 +1,6 @@
 """Running prose from documents installed on the system: software licences, package copyright notices and
 fortune files. They read like contracts, notices and literature, which is what scanned pages mostly hold.
-Which files is pinned (`inputs.py`); the word list is one file of one package.
+Which files are read is pinned (`inputs.py`), the word list's too.
 
 Characters outside the target vocabulary are transliterated where a plain form exists, otherwise the word
 is dropped, so every passage can be used as a target as is.
@@ -15,8 +15,6 @@ import unicodedata
 
 from ..vocab import CHARSET
 from . import inputs
-
-DICTIONARY = "/usr/share/dict/words"
 
 COPYRIGHT_BYTES = 3000  # per package: notices repeat, licences and literature should dominate
 MIN_PASSAGE_WORDS = 6
@@ -113,7 +111,8 @@ def crop_words(rng: random.Random, n: int) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def dictionary_words() -> tuple[str, ...]:
-    words = [w for w in _read(DICTIONARY).split() if w and all(c in CHARSET for c in w)]
+    text = "".join(_read(path) for path in inputs.available("words"))
+    words = [w for w in text.split() if w and all(c in CHARSET for c in w)]
     return tuple(words) or ("document",)
 
 

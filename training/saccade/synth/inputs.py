@@ -1,9 +1,10 @@
 """The files the generator reads from the system, pinned so that a seed gives the same region everywhere.
 
-Fonts, licence texts, package copyright notices and fortunes come from Debian packages under /usr/share.
+Fonts, licence texts, package copyright notices, fortunes and the word list come from Debian packages under
+/usr/share.
 Found by walking those folders, they made a seed's region depend on whatever else a machine had installed:
 a golden text region changed between two machines whose only difference was a few more packages. The
-generator now reads exactly the files listed in `pinned/fonts.txt` and `pinned/prose.txt`, in their order;
+generator now reads exactly the files listed in `pinned/` (fonts, prose, words), in their order;
 a listed file a machine lacks is left out and counted by `report()`, which every training launch records,
 so a run says whether its data is the pinned one.
 
@@ -20,9 +21,10 @@ FONT_ROOTS = ("/usr/share/fonts/truetype", "/usr/share/fonts/opentype", "/usr/sh
 LICENSE_DIR = "/usr/share/common-licenses"
 DOC_DIR = "/usr/share/doc"
 FORTUNE_DIR = "/usr/share/games/fortunes"
+DICTIONARY = "/usr/share/dict/words"
 
 PINNED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pinned")
-KINDS = ("fonts", "prose")
+KINDS = ("fonts", "prose", "words")
 
 
 def _discover_fonts() -> list[str]:
@@ -44,7 +46,8 @@ def _discover_prose() -> list[str]:
     return licences + sorted(glob.glob(os.path.join(DOC_DIR, "*", "copyright"))) + fortunes
 
 
-DISCOVER = {"fonts": _discover_fonts, "prose": _discover_prose}
+DISCOVER = {"fonts": _discover_fonts, "prose": _discover_prose,
+            "words": lambda: [DICTIONARY] if os.path.isfile(DICTIONARY) else []}
 
 
 def _list_path(kind: str) -> str:
