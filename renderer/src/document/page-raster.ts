@@ -36,7 +36,8 @@ export function openRaster(format: DocumentInfo['format'], bytes: Uint8Array): P
       async draw(index, canvas, width) {
         const previous = running.get(canvas);
         let cancelled = false;
-        const self = { cancel: () => { cancelled = true; }, settled: Promise.resolve() as Promise<unknown> };
+        // Until this draw renders, what a newer one must wait for is the render this one waits for.
+        const self = { cancel: () => { cancelled = true; }, settled: previous?.settled ?? Promise.resolve() };
         running.set(canvas, self);
         previous?.cancel();
         await previous?.settled;
