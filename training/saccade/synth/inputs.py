@@ -1,12 +1,11 @@
 """The files the generator reads from the system, pinned so that a seed gives the same region everywhere.
 
 Fonts, licence texts, package copyright notices, fortunes and the word list come from Debian packages under
-/usr/share.
-Found by walking those folders, they made a seed's region depend on whatever else a machine had installed:
-a golden text region changed between two machines whose only difference was a few more packages. The
-generator now reads exactly the files listed in `pinned/` (fonts, prose, words), in their order;
-a listed file a machine lacks is left out and counted by `report()`, which every training launch records,
-so a run says whether its data is the pinned one.
+/usr/share. Found by walking those folders, they made a seed's region depend on whatever else a machine had
+installed: a golden text region changed between two machines whose only difference was a few more packages.
+The generator now reads exactly the files listed in `pinned/` (fonts, prose, words), in their order; a listed
+file a machine lacks is left out and counted by `report()`, which every training launch records, so a run
+says whether its data is the pinned one.
 
 `training/synth_inputs.py` shows the report, or pins what this machine has (a deliberate change of the
 training data: note it in the run that first uses it).
@@ -70,15 +69,15 @@ def report() -> dict:
     files' names and bytes (equal digests, equal generator inputs)."""
     out = {}
     for kind in KINDS:
-        found = available(kind)
+        listed, found = pinned(kind), available(kind)
         digest = hashlib.sha256()
         for path in found:
             digest.update(path.encode() + b"\0")
             with open(path, "rb") as f:
                 digest.update(hashlib.sha256(f.read()).digest())
         have = set(found)
-        missing = [p for p in pinned(kind) if p not in have]
-        out[kind] = {"pinned": len(pinned(kind)), "found": len(found), "missing": missing[:5],
+        missing = [p for p in listed if p not in have]
+        out[kind] = {"pinned": len(listed), "found": len(found), "missing": missing[:5],
                      "digest": digest.hexdigest()[:16]}
     return out
 
@@ -88,3 +87,4 @@ def pin() -> None:
     for kind in KINDS:
         with open(_list_path(kind), "w", encoding="utf-8") as f:
             f.writelines(p + "\n" for p in DISCOVER[kind]())
+    available.cache_clear()
