@@ -1,5 +1,7 @@
 // `npm test`: every suite, in order: lint, typecheck, TypeScript unit tests, native tests, Python training
-// tests, browser end-to-end tests. Prints one closing line "N passed, N failed" over all suites.
+// tests, browser end-to-end tests. Prints one closing line "N passed, N failed" over all suites. First it
+// checks that the system packages the suites need are installed, so a missing one is named in one line
+// (with its install command) instead of failing test modules one by one; that check counts as one test.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +57,7 @@ function nodeTests(suite, files, extra = []) {
 function pythonTests() {
   const probe = run(PYTHON, ['-c', 'import torch, numpy, PIL, pytest'], { capture: true });
   if (probe.status !== 0) {
-    console.error(`saccade: the training tests need PyTorch, numpy, Pillow and pytest for ${PYTHON} (Debian: apt-get install python3-torch python3-numpy python3-pil python3-pytest libopenblas0-openmp).`);
+    console.error(`saccade: the training tests cannot run: ${PYTHON} lacks PyTorch, numpy, Pillow or pytest (the system-packages check above names what to install).`);
     return record('python', 0, 1);
   }
   console.log('\n== python: pytest training/tests');
@@ -92,6 +94,7 @@ const suites = {
   e2e: () => nodeTests('e2e', findTests('test/e2e', /\.test\.ts$/), ['--import', 'tsx']),
 };
 
+step('system-packages', process.execPath, ['scripts/check-system-packages.mjs']);
 for (const [name, fn] of Object.entries(suites)) if (only.length === 0 || only.includes(name)) fn();
 
 console.log(`\nSuites with failures: ${failures.length ? failures.join(', ') : 'none'}`);
