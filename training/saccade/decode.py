@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 import torch
 
 from .model import attention_bias
-from .preprocess import patchify
 from .sequence import prefix, text_positions
 from .vocab import EOS, MASK
 
@@ -64,12 +63,8 @@ class Region:
 
     def __init__(self, model, pixels, prompt_id):
         self.model = model
-        vc = model.config["vision_config"]
-        dtype = model.lm_head.weight.dtype
-        patches, grid = patchify(pixels.to(dtype), vc["patch_size"])
-        m = vc["merge_size"]
-        self.image_embeds = model.encode_images([patches], [grid])[0]
-        ids, pos, p = prefix(grid[0] // m, grid[1] // m, prompt_id)
+        self.image_embeds, (rows, cols) = model.image_tokens(pixels)
+        ids, pos, p = prefix(rows, cols, prompt_id)
         self.cache = KVCache()
         x = model.embed(ids[None], [self.image_embeds])
         logits, new, hidden = model.extend(x, pos[None], causal(len(ids))[None], None)

@@ -9,6 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .preprocess import patchify
+
 
 class RMSNorm(nn.Module):
     def __init__(self, dim, eps):
@@ -274,13 +276,17 @@ class SaccadeOCR(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.config = config
-        vc, tc = config["vision_config"], config["text_config"]
-        self.vision = VisionEncoder(vc)
-        self.merger = PatchMerger(vc["hidden_size"], tc["hidden_size"], vc["merge_size"], tc["rms_norm_eps"])
+        tc = config["text_config"]
+        self.build_vision(config)
         self.model = TextModel(tc)
         self.lm_head = nn.Linear(tc["hidden_size"], tc["vocab_size"], bias=False)
         self.mtp = MtpHead(tc) if tc.get("num_mtp_layers", 0) else None
         self.apply(self._init)
+
+    def build_vision(self, config):
+        vc, tc = config["vision_config"], config["text_config"]
+        self.vision = VisionEncoder(vc)
+        self.merger = PatchMerger(vc["hidden_size"], tc["hidden_size"], vc["merge_size"], tc["rms_norm_eps"])
 
     @staticmethod
     def _init(module):
@@ -293,6 +299,13 @@ class SaccadeOCR(nn.Module):
         """Per image: merged image embeddings [rows*cols, D] in row-major order."""
         feats = self.vision(patch_list, grids)
         return [self.merger(f, g) for f, g in zip(feats, grids)]
+
+    def image_tokens(self, pixels):
+        """One preprocessed image -> its image embeddings [rows*cols, D] and the merged grid (rows, cols)."""
+        vc = self.config["vision_config"]
+        patches, grid = patchify(pixels.to(self.lm_head.weight.dtype), vc["patch_size"])
+        m = vc["merge_size"]
+        return self.encode_images([patches], [grid])[0], (grid[0] // m, grid[1] // m)
 
     def _rope(self, pos3):
         tc = self.config["text_config"]

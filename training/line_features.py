@@ -1,0 +1,74 @@
+"""Cache the frozen line encoder's output for generated single-line text regions (training data for the
+line decoder, train_line.py): the encoder runs once per line instead of once per step.
+
+    /usr/bin/python3 line_features.py --first-seed 0 --lines 20000 --procs 2 --out /tmp/saccade-lines
+
+Each shard (`shard-<first seed>.pt`) holds, per line, its seed, target text, and the encoder's neck
+[T, 120] and backbone [T, 480] features and folded CTC distribution [T, vocab + 2], all float16. Seeds are
+the generator's training seeds (below EVAL_SEED_BASE); a region whose target spans lines, or holds more
+than --max-chars characters, is skipped.
+"""
+import argparse
+import multiprocessing as mp
+import os
+import time
+
+import torch
+
+from saccade.line_encoder import LineEncoder
+from saccade.line_reader import ONNX_PATH, LineReader, read_charset
+from saccade.config import VOCAB_SIZE
+from saccade.ppocr_onnx import read_graph
+from saccade.synth import generate_region
+
+
+def load_reader():
+    config, state = read_graph(ONNX_PATH)
+    encoder = LineEncoder(config)
+    encoder.load_state_dict(state)
+    return LineReader(encoder, read_charset(), VOCAB_SIZE)
+
+
+def make_shard(args):
+    first, count, out, max_chars, max_width = args
+    path = os.path.join(out, f"shard-{first:09d}.pt")
+    if os.path.exists(path):
+        return path
+    torch.set_num_threads(1)
+    reader = load_reader()
+    rows = {"seed": [], "target": [], "neck": [], "backbone": [], "ctc": []}
+    for seed in range(first, first + count):
+        region = generate_region(seed, kind="text")
+        if "\n" in region.target or not region.target.strip() or len(region.target) > max_chars:
+            continue
+        f = reader.features(region.image, max_width)
+        rows["seed"].append(seed)
+        rows["target"].append(region.target)
+        for key in ("neck", "backbone", "ctc"):
+            rows[key].append(f[key].half())
+    torch.save(rows, path + ".tmp")
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--first-seed", type=int, default=0)
+    p.add_argument("--lines", type=int, default=20000, help="regions generated (about 78%% are single lines)")
+    p.add_argument("--shard", type=int, default=500)
+    p.add_argument("--procs", type=int, default=2)
+    p.add_argument("--max-chars", type=int, default=160)
+    p.add_argument("--max-width", type=int, default=1600)
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    jobs = [(s, min(args.shard, args.first_seed + args.lines - s), args.out, args.max_chars, args.max_width)
+            for s in range(args.first_seed, args.first_seed + args.lines, args.shard)]
+    start = time.time()
+    with mp.get_context("spawn").Pool(args.procs) as pool:
+        for i, path in enumerate(pool.imap_unordered(make_shard, jobs)):
+            print(f"[{time.time() - start:6.0f}s] {i + 1}/{len(jobs)} {os.path.basename(path)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""The line model: the pretrained line encoder (frozen) under our dual-mode decoder (docs/decisions/0019).
+
+Each column of 8 pixels of a 48-pixel-high line becomes one image token: the encoder's neck and backbone
+features through a two-layer projector, plus the encoder's own CTC distribution over our vocabulary
+(line_reader.fold) read through the decoder's token embeddings (two extra rows for blank and for
+characters we lack). So a column that the encoder reads as "a" arrives near the embedding of "a": reading
+starts as copying, and the decoder learns what the CTC head gets wrong (spaces, case, punctuation, the
+characters its Chinese-first training flattened). The image is one row of columns: rows = 1, cols = T.
+"""
+import copy
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import DEFAULT_CONFIG
+from .line_encoder import COLUMN, HEIGHT, LineEncoder
+from .line_reader import ONNX_PATH, class_map, fold, read_charset
+from .model import RMSNorm, SaccadeOCR
+from .ppocr_onnx import read_graph
+from .tokenizer import Tokenizer
+
+FEATURES = {"neck": 120, "backbone": 480}
+FORMAT_VERSION = 4
+
+
+def line_config(encoder_config, features, **text_overrides):
+    """config.json of a line model: the converted encoder's structure, the features its image tokens read,
+    and the decoder (DEFAULT_CONFIG's text_config with overrides)."""
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    config["format_version"] = FORMAT_VERSION
+    config["vision_config"] = {"type": "pp_ocr_line", "encoder": encoder_config, "features": list(features)}
+    config["image"] = {"height": HEIGHT, "column": COLUMN, "max_width": 1600, "mean": 0.5, "std": 0.5}
+    config["text_config"].update(text_overrides)
+    return config
+
+
+def load_encoder(path=ONNX_PATH):
+    """The pretrained encoder from the npm package's ONNX file: (config, state dict, CTC charset)."""
+    config, state = read_graph(path)
+    return config, state, read_charset()
+
+
+class LineProjector(nn.Module):
+    def __init__(self, feature_dim, text_dim, eps):
+        super().__init__()
+        self.fc1 = nn.Linear(feature_dim, text_dim)
+        self.fc2 = nn.Linear(text_dim, text_dim)
+        self.ctc_extra = nn.Parameter(torch.zeros(2, text_dim))  # blank, and characters we lack
+        self.norm = RMSNorm(text_dim, eps)
+
+    def forward(self, features, ctc, token_embeddings):
+        """features [T, F], ctc [T, V + 2] probabilities, token_embeddings [V, D] -> image embeddings [T, D]."""
+        table = torch.cat([token_embeddings, self.ctc_extra], dim=0)
+        return self.norm(self.fc2(F.gelu(self.fc1(features))) + ctc.to(table.dtype) @ table)
+
+
+class LineOCR(SaccadeOCR):
+    def build_vision(self, config):
+        vc, tc = config["vision_config"], config["text_config"]
+        self.encoder = LineEncoder(vc["encoder"]).requires_grad_(False)
+        dim = sum(FEATURES[f] for f in vc["features"])
+        self.projector = LineProjector(dim, tc["hidden_size"], tc["rms_norm_eps"])
+        # Which of our classes each CTC class folds onto (line_reader.class_map); shipped with the weights.
+        self.register_buffer("ctc_map", torch.zeros(vc["encoder"]["num_classes"], dtype=torch.long))
+
+    def set_charset(self, charset):
+        self.ctc_map = class_map(charset, Tokenizer(), self.config["text_config"]["vocab_size"])
+
+    def project(self, features, ctc):
+        """Cached encoder output of one line -> its image embeddings [T, D]."""
+        return self.projector(features, ctc, self.model.embed_tokens.weight)
+
+    def encoder_features(self, pixels):
+        """pixels [1, 3, 48, W] -> (features [T, F] in vision_config.features order, folded ctc [T, V + 2])."""
+        out = self.encoder(pixels.to(self.lm_head.weight.dtype))
+        feats = torch.cat([out[f][0] for f in self.config["vision_config"]["features"]], dim=-1)
+        V = self.config["text_config"]["vocab_size"]
+        return feats, fold(torch.softmax(out["ctc_logits"][0].float(), -1), self.ctc_map, V + 2)
+
+    def image_tokens(self, pixels):
+        feats, ctc = self.encoder_features(pixels)
+        return self.project(feats, ctc), (1, feats.shape[0])

@@ -1,0 +1,198 @@
+"""Train the line model's decoder (saccade/line_model.py) on cached encoder output (line_features.py) with
+the dual AR + diffusion objective; the pretrained encoder stays frozen (docs/decisions/0019).
+
+    /usr/bin/python3 line_features.py --lines 16000 --out /tmp/saccade-lines
+    /usr/bin/python3 train_line.py --name line-v1 --features /tmp/saccade-lines --minutes 60
+
+Resumable: re-running the same command continues from --ckpt-dir's last.pt. The learning rate follows
+wall-clock time (warm-up, then cosine to 10% at --minutes). Every --eval-every steps the model reads
+--eval-lines fresh generated lines (seeds from EVAL_SEED_BASE, never trained on) through the whole path,
+encoder included, and the log records its CER beside the encoder's own CTC readout of the same lines.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import random
+import time
+
+import torch
+
+from saccade.config import VOCAB_SIZE
+from saccade.data import EVAL_SEED_BASE
+from saccade.decode import Region, greedy_ar
+from saccade.launch import record_launch
+from saccade.line_encoder import ctc_greedy, line_pixels
+from saccade.line_model import LineOCR, line_config, load_encoder
+from saccade.loss import dual_loss
+from saccade.masks import build_sample, collate
+from saccade.metrics import edit_distance
+from saccade.model import count_parameters
+from saccade.synth import generate_region
+from saccade.tokenizer import Tokenizer
+from saccade.vocab import PROMPTS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--name", required=True, help="run name: logs go to training/runs/<name>/")
+    p.add_argument("--features", required=True, help="folder of line_features.py shards")
+    p.add_argument("--minutes", type=float, default=60.0)
+    p.add_argument("--ckpt-dir", default=None, help="default /tmp/saccade-train/<name>")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--token-budget", type=int, default=6144, help="padded tokens per batch")
+    p.add_argument("--max-batch", type=int, default=64)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--heads", type=int, default=8, help="query heads (head_dim 32)")
+    p.add_argument("--kv-heads", type=int, default=4)
+    p.add_argument("--intermediate", type=int, default=768)
+    p.add_argument("--features-used", default="neck,backbone", help="encoder outputs each image token reads")
+    p.add_argument("--eval-every", type=int, default=500)
+    p.add_argument("--eval-lines", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def load_lines(folder, tokenizer, features):
+    """Every cached line whose target the tokenizer covers: (feature [T, F] float16, ctc, target ids)."""
+    lines = []
+    for path in sorted(glob.glob(os.path.join(folder, "shard-*.pt"))):
+        rows = torch.load(path)
+        for i, target in enumerate(rows["target"]):
+            try:
+                ids = tokenizer.encode(target)
+            except ValueError:
+                continue
+            feats = torch.cat([rows[f][i] for f in features], dim=-1)
+            lines.append((feats, rows["ctc"][i], ids))
+    return lines
+
+
+def batches(lines, token_budget, max_batch, block_size, rng, generator):
+    """Endless batches of similar length (a shuffled pool sorted by length, cut by the token budget)."""
+    while True:
+        order = list(range(len(lines)))
+        rng.shuffle(order)
+        for start in range(0, len(order), 1024):
+            pool = sorted(order[start:start + 1024], key=lambda i: lines[i][0].shape[0] + 3 * len(lines[i][2]))
+            chunk, out = [], []
+            for i in pool:
+                feats, ctc, ids = lines[i]
+                s = build_sample(1, feats.shape[0], PROMPTS["text"], ids, block_size, generator)
+                s["features"], s["ctc"] = feats, ctc
+                if chunk and (len(s["input_ids"]) * (len(chunk) + 1) > token_budget or len(chunk) >= max_batch):
+                    out.append(chunk)
+                    chunk = []
+                chunk.append(s)
+            out.append(chunk)
+            rng.shuffle(out)
+            yield from out
+
+
+def step_loss(model, samples):
+    batch = collate(samples)
+    embeds = [model.project(s["features"].float(), s["ctc"].float()) for s in samples]
+    logits = model(batch["input_ids"], batch["pos3"], batch["attn"], embeds)
+    return dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
+
+
+def eval_lines(n):
+    """Fresh generated single lines (gray crop, target) from the evaluation seeds."""
+    out, seed = [], EVAL_SEED_BASE
+    while len(out) < n:
+        r = generate_region(seed, kind="text")
+        seed += 1
+        if "\n" not in r.target and r.target.strip():
+            out.append((r.image, r.target))
+    return out
+
+
+@torch.no_grad()
+def evaluate(model, lines, tokenizer, charset):
+    model.eval()
+    edits = ctc_edits = chars = 0
+    for image, target in lines:
+        pixels = line_pixels(image)
+        region = Region(model, pixels, PROMPTS["text"])
+        pred = tokenizer.decode(greedy_ar(region, max_new=2 * pixels.shape[-1] // 8 + 16).ids)
+        ctc = ctc_greedy(model.encoder(pixels)["ctc_logits"][0], charset)
+        edits += edit_distance(pred, target)
+        ctc_edits += edit_distance(ctc, target)
+        chars += len(target)
+    model.train()
+    return edits / chars, ctc_edits / chars
+
+
+def main():
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    run_dir = os.path.join(HERE, "runs", args.name)
+    ckpt_dir = args.ckpt_dir or os.path.join("/tmp/saccade-train", args.name)
+    os.makedirs(run_dir, exist_ok=True)
+    os.makedirs(ckpt_dir, exist_ok=True)
+    record_launch(run_dir)
+    tokenizer = Tokenizer()
+    encoder_config, encoder_state, charset = load_encoder()
+    features = args.features_used.split(",")
+    config = line_config(encoder_config, features, hidden_size=args.hidden, num_layers=args.layers,
+                         num_attention_heads=args.heads, num_key_value_heads=args.kv_heads,
+                         intermediate_size=args.intermediate)
+    model = LineOCR(config)
+    model.encoder.load_state_dict(encoder_state)
+    model.set_charset(charset)
+    trainable = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    opt = torch.optim.AdamW(trainable, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    step, elapsed = 0, 0.0
+    last = os.path.join(ckpt_dir, "last.pt")
+    if os.path.exists(last):
+        state = torch.load(last)
+        model.load_state_dict(state["model"], strict=False)
+        opt.load_state_dict(state["opt"])
+        step, elapsed = state["step"], state["elapsed"]
+    lines = load_lines(args.features, tokenizer, features)
+    held_out = eval_lines(args.eval_lines)
+    print(f"{len(lines)} cached lines, {count_parameters(model) - count_parameters(model.encoder)} trainable "
+          f"parameters, step {step}", flush=True)
+    log = open(os.path.join(run_dir, "log.jsonl"), "a")
+    stream = batches(lines, args.token_budget, args.max_batch, config["diffusion_block_size"],
+                     random.Random(args.seed + step), torch.Generator().manual_seed(args.seed + step))
+    budget = args.minutes * 60
+    start = time.time() - elapsed
+    model.train()
+    while time.time() - start < budget:
+        t = time.time() - start
+        lr = args.lr * min(1.0, (step + 1) / args.warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * t / budget)))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        loss, ar, diff = step_loss(model, next(stream))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+        opt.step()
+        step += 1
+        if step % 10 == 0:
+            row = {"step": step, "time": round(time.time() - start), "lr": lr, "loss": loss.item(),
+                   "ar": ar.item(), "diff": diff.item()}
+            if step % args.eval_every == 0:
+                row["eval_cer"], row["ctc_cer"] = evaluate(model, held_out, tokenizer, charset)
+                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                            "elapsed": time.time() - start, "config": config}, last)
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(json.dumps(row), flush=True)
+    cer, ctc = evaluate(model, held_out, tokenizer, charset)
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                "elapsed": time.time() - start, "config": config}, last)
+    log.write(json.dumps({"step": step, "time": round(time.time() - start), "eval_cer": cer, "ctc_cer": ctc}) + "\n")
+    print(f"done: step {step}, eval CER {cer:.4f}, encoder CTC CER {ctc:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
