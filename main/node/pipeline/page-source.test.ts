@@ -2,35 +2,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { hugePng } from '../../../test/support/bad-inputs';
 import { openDocument } from './index';
 import { detectFormat, MAX_PAGE_PIXELS, openPageSource } from './page-source';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
-  return Buffer.concat([head, data, crc]);
-}
-
-/** A PNG that claims width x height but carries almost no pixel data. */
-function pngHeader(width: number, height: number): Uint8Array {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8);
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return new Uint8Array(Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.alloc(width + 1))), pngChunk('IEND', Buffer.alloc(0))]));
-}
-
 test('formats are told by their bytes, not their names', () => {
   assert.equal(detectFormat(new TextEncoder().encode('%PDF-1.7\n')), 'pdf');
-  assert.equal(detectFormat(pngHeader(1, 1)), 'png');
+  assert.equal(detectFormat(new Uint8Array(hugePng(1, 1))), 'png');
   assert.equal(detectFormat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])), 'jpeg');
   assert.equal(detectFormat(new Uint8Array([0x49, 0x49, 0x2a, 0x00])), 'tiff');
   assert.equal(detectFormat(new TextEncoder().encode('{"json": true}')), null);
@@ -41,7 +22,7 @@ test('bad inputs are refused with a message a user can act on', async () => {
   await assert.rejects(openDocument('notes.txt', new TextEncoder().encode('hello')), /unsupported file format/);
   await assert.rejects(openDocument('broken.pdf', new TextEncoder().encode('%PDF-1.4\nthis is not a pdf')), /broken\.pdf: not a readable PDF/);
   // The size is refused from the header alone: 400 MP are never allocated.
-  await assert.rejects(openDocument('huge.png', pngHeader(20000, 20000)), /20000x20000 pixels \(400 MP\); the limit is 100 MP/);
+  await assert.rejects(openDocument('huge.png', new Uint8Array(hugePng())), /20000x20000 pixels \(400 MP\); the limit is 100 MP/);
 });
 
 test('a two-page PDF opens as two pages at 200 dpi and renders one page to gray', async () => {

@@ -1,17 +1,20 @@
 // Turns the bytes of a user's file into pages that render one at a time. Formats are told by their magic
 // bytes, not the file name. Limits are checked on headers before any pixel is decoded, so a hostile
-// 20000x20000 image costs nothing.
+// 20000x20000 image or a TIFF of 20,000 pages costs next to nothing.
 import sharp from 'sharp';
 import type { DocumentInfo, PageInfo } from '../../../common/protocol';
 import type { GrayImage } from './gray-image';
+import { largestPdfImage } from './pdf-images';
+import { readTiffPages } from './tiff-pages';
 
 export type DocumentFormat = DocumentInfo['format'];
 
-/** Images above this are refused outright (a 600 dpi A3 scan is 70 MP). */
+/** Images above this are refused outright (a 600 dpi A3 scan is 70 MP), in PDFs too. */
 export const MAX_INPUT_PIXELS = 100_000_000;
 /** Pages are worked on at no more than this many pixels (A4 at 400 dpi); larger ones are scaled down. */
 export const MAX_PAGE_PIXELS = 16_000_000;
-export const MAX_PDF_PAGES = 2000;
+/** Pages of one PDF or TIFF; longer documents are refused. */
+export const MAX_PAGES = 2000;
 export const DEFAULT_PDF_DPI = 200;
 
 export interface PageSource {
@@ -49,6 +52,8 @@ function scaleToFit(width: number, height: number): number {
 }
 
 async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pdf'>): Promise<PageSource> {
+  // The page list first: it bounds everything after it, and reading it costs one pass over the directories.
+  const tiffPages = format === 'tiff' ? readTiffPages(bytes, MAX_PAGES) : null;
   let meta: sharp.Metadata;
   try {
     // Reading the header allocates nothing, so sharp's own pixel limit is lifted here and ours applied below.
@@ -56,19 +61,20 @@ async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pd
   } catch (err) {
     throw new Error(`not a readable ${format.toUpperCase()} image (${(err as Error).message})`);
   }
-  const count = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
-  const pages: PageInfo[] = [];
-  for (let i = 0; i < count; i++) {
-    const m = i === 0 ? meta : await sharp(bytes, { page: i, limitInputPixels: false }).metadata();
-    const w = m.autoOrient?.width ?? m.width;
-    const h = m.autoOrient?.height ?? m.height;
+  // sharp tells formats by their own magic: what it found must be what the bytes said.
+  if (meta.format !== format) throw new Error(`not a readable ${format.toUpperCase()} image (it decodes as ${meta.format})`);
+  // Each page's size upright (EXIF orientation, or the TIFF tag: 5..8 are stored a quarter turn off).
+  const upright: Array<{ width?: number; height?: number }> = tiffPages
+    ? tiffPages.slice(0, meta.pages ?? 1).map((p) => (p.orientation >= 5 ? { width: p.height, height: p.width } : p))
+    : [{ width: meta.autoOrient?.width ?? meta.width, height: meta.autoOrient?.height ?? meta.height }];
+  const pages = upright.map(({ width: w, height: h }, i): PageInfo => {
     if (!w || !h) throw new Error(`page ${i + 1} of the ${format.toUpperCase()} image has no size`);
     if (w * h > MAX_INPUT_PIXELS) {
       throw new Error(`the image is ${w}x${h} pixels (${Math.round((w * h) / 1e6)} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
     }
     const s = scaleToFit(w, h);
-    pages.push({ index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)) });
-  }
+    return { index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)) };
+  });
   return {
     format,
     pages,
@@ -105,9 +111,17 @@ function loadPdfJs(): Promise<PdfJs> {
 }
 
 async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
+  const image = largestPdfImage(bytes);
+  if (image && image.width * image.height > MAX_INPUT_PIXELS) {
+    const mp = Math.round((image.width * image.height) / 1e6);
+    throw new Error(`the PDF holds a ${image.width}x${image.height} image (${mp} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
+  }
   const pdfjs = await loadPdfJs();
-  // pdf.js takes ownership of (detaches) the buffer it gets, so it gets a copy.
-  const task = pdfjs.getDocument({ data: bytes.slice(), verbosity: 0, isEvalSupported: false, stopAtErrors: false });
+  // pdf.js takes ownership of (detaches) the buffer it gets, so it gets a copy. An image above maxImageSize
+  // is left out of the page rather than decoded (stopAtErrors false: damaged parts are skipped, not fatal).
+  const task = pdfjs.getDocument({
+    data: bytes.slice(), verbosity: 0, isEvalSupported: false, stopAtErrors: false, maxImageSize: MAX_INPUT_PIXELS,
+  });
   let doc: Awaited<typeof task.promise>;
   try {
     doc = await task.promise;
@@ -115,9 +129,9 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
     await task.destroy();
     throw new Error(`not a readable PDF (${(err as Error).message})`);
   }
-  if (doc.numPages > MAX_PDF_PAGES) {
+  if (doc.numPages > MAX_PAGES) {
     await doc.destroy();
-    throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${MAX_PDF_PAGES}`);
+    throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${MAX_PAGES}`);
   }
   const pages: PageInfo[] = [];
   const scales: number[] = [];
