@@ -1,6 +1,10 @@
 // The N-API surface (native/README.md): info(), loadModel(), and the Model object.
 #include <napi.h>
 
+#include <algorithm>
+#include <climits>
+#include <thread>
+
 #include "decode/block_size.h"
 #include "decode/engine.h"
 #include "decode_job.h"
@@ -75,17 +79,12 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       if (o.Get("widths").IsArray()) {
         Napi::Array a = o.Get("widths").As<Napi::Array>();
         widths.clear();
-        for (uint32_t i = 0; i < a.Length(); ++i) {
-          int w = a.Get(i).As<Napi::Number>().Int32Value();
-          if (w < 1 || w > 1024) throw Napi::RangeError::New(env, "benchmark widths must be in 1..1024");
-          widths.push_back(w);
-        }
+        for (uint32_t i = 0; i < a.Length(); ++i) widths.push_back(whole_number(a.Get(i), "benchmark widths", 1, 1024));
       }
-      if (o.Get("context").IsNumber()) context = o.Get("context").As<Napi::Number>().Int32Value();
-      if (o.Get("repeats").IsNumber()) repeats = o.Get("repeats").As<Napi::Number>().Int32Value();
+      if (!o.Get("context").IsUndefined()) context = whole_number(o.Get("context"), "benchmark context", 1, INT_MAX);
+      if (!o.Get("repeats").IsUndefined()) repeats = whole_number(o.Get("repeats"), "benchmark repeats", 1, 1000);
     }
-    if (context < 1 || context > h->model->cfg.text.max_position_embeddings)
-      throw Napi::RangeError::New(env, "benchmark context out of range");
+    if (context > h->model->cfg.text.max_position_embeddings) throw Napi::RangeError::New(env, "benchmark context out of range");
     auto* w = new BenchmarkWorker(env, h, widths, context, repeats);
     w->Queue();
     return w->Promise();
@@ -174,7 +173,10 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   LoadOptions opts;
   if (info.Length() > 1 && info[1].IsObject()) {
     Napi::Object o = info[1].As<Napi::Object>();
-    if (o.Get("threads").IsNumber()) opts.backend.threads = o.Get("threads").As<Napi::Number>().Int32Value();
+    // Each thread is a worker of the CPU backend's pool: beyond twice the hardware threads they only starve the
+    // machine (--threads 100000 made ~20,000 before anything checked).
+    const int max_threads = 2 * int(std::max(1u, std::thread::hardware_concurrency()));
+    if (!o.Get("threads").IsUndefined()) opts.backend.threads = whole_number(o.Get("threads"), "threads", 1, max_threads);
     if (o.Get("backend").IsString()) opts.backend.name = o.Get("backend").As<Napi::String>();
   }
   auto* w = new LoadWorker(env, info[0].As<Napi::String>(), opts);

@@ -1,5 +1,8 @@
 #include "events_js.h"
 
+#include <climits>
+#include <cmath>
+
 namespace saccade::js {
 
 namespace {
@@ -25,7 +28,23 @@ double num(const Napi::Object& o, const char* key, double dflt) {
   return v.As<Napi::Number>().DoubleValue();
 }
 
+// A whole number an int holds; the engine checks its range. A plain cast would wrap 2^32 + 4 to 4 and is
+// undefined for NaN, infinities and values beyond int.
+int whole(const Napi::Object& o, const char* key, int dflt) {
+  const double d = num(o, key, dflt);
+  if (!(d == std::trunc(d) && d >= INT_MIN && d <= INT_MAX))
+    type_error(o.Env(), std::string("decode option ") + key + " must be a whole number within 32 bits");
+  return int(d);
+}
+
 }  // namespace
+
+int whole_number(const Napi::Value& v, const std::string& name, int lo, int hi) {
+  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(d == std::trunc(d) && d >= lo && d <= hi))
+    throw Napi::RangeError::New(v.Env(), name + " must be a whole number in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return int(d);
+}
 
 Napi::Object stats_to_js(Napi::Env env, const RegionStats& s) {
   Napi::Object o = Napi::Object::New(env);
@@ -152,16 +171,20 @@ DecodeOptions options_from_js(const Napi::Value& v) {
   Napi::Value bs = obj.Get("blockSize");
   if (bs.IsString() && bs.As<Napi::String>().Utf8Value() == "auto") o.block_size = 0;
   else if (bs.IsNumber()) {
-    o.block_size = bs.As<Napi::Number>().Int32Value();
+    o.block_size = whole(obj, "blockSize", 0);
     if (o.block_size < 1) type_error(env, "decode option blockSize must be 'auto' or a positive integer");
   } else if (!bs.IsUndefined()) type_error(env, "decode option blockSize must be 'auto' or a number");
   o.tau_c = float(num(obj, "tauC", o.tau_c));
-  o.refine_steps = int(num(obj, "refineSteps", o.refine_steps));
+  o.refine_steps = whole(obj, "refineSteps", o.refine_steps);
   o.temperature = float(num(obj, "temperature", o.temperature));
   o.top_p = float(num(obj, "topP", o.top_p));
-  o.seed = uint64_t(num(obj, "seed", double(o.seed)));
-  o.max_new_tokens = int(num(obj, "maxNewTokens", o.max_new_tokens));
-  o.batch_size = int(num(obj, "batchSize", o.batch_size));
+  const double seed = num(obj, "seed", double(o.seed));
+  // Doubles hold every whole number up to 2^53 exactly; a negative or fractional seed has no uint64_t.
+  if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == std::trunc(seed)))
+    type_error(env, "decode option seed must be a whole number in 0..2^53");
+  o.seed = uint64_t(seed);
+  o.max_new_tokens = whole(obj, "maxNewTokens", o.max_new_tokens);
+  o.batch_size = whole(obj, "batchSize", o.batch_size);
   Napi::Value guard = obj.Get("repeatGuard");
   if (!guard.IsUndefined()) {
     if (!guard.IsBoolean()) type_error(env, "decode option repeatGuard must be a boolean");
@@ -176,8 +199,8 @@ DecodeOptions options_from_js(const Napi::Value& v) {
       if (!en.IsBoolean()) type_error(env, "fixation.enabled must be a boolean");
       o.fixation.enabled = en.As<Napi::Boolean>();
     }
-    o.fixation.warmup_steps = int(num(f, "warmupSteps", o.fixation.warmup_steps));
-    o.fixation.focal_layers = int(num(f, "focalLayers", o.fixation.focal_layers));
+    o.fixation.warmup_steps = whole(f, "warmupSteps", o.fixation.warmup_steps);
+    o.fixation.focal_layers = whole(f, "focalLayers", o.fixation.focal_layers);
     o.fixation.keep_ratio = float(num(f, "keepRatio", o.fixation.keep_ratio));
   }
   return o;
@@ -197,8 +220,8 @@ std::vector<RegionInput> regions_from_js(const Napi::Value& v) {
     if (!id.IsString() || !kind.IsString()) type_error(env, "region.id and region.kind must be strings");
     in.id = id.As<Napi::String>();
     in.kind = kind.As<Napi::String>();
-    in.width = int(num(r, "width", 0));
-    in.height = int(num(r, "height", 0));
+    in.width = whole(r, "width", 0);
+    in.height = whole(r, "height", 0);
     if (!px.IsTypedArray() || px.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
       type_error(env, "region.pixels must be a Uint8Array");
     Napi::Uint8Array u8 = px.As<Napi::Uint8Array>();

@@ -132,6 +132,20 @@ test('engine errors and throwing callbacks become rejections', async () => {
   model.close();
 });
 
+test('numbers no 32-bit integer holds, and more threads than twice the hardware has, are refused before any work', async () => {
+  const refused = (opts) => assert.rejects(async () => addon.loadModel(modelDir, opts), /threads must be a whole number in 1\.\./);
+  for (const threads of [100000, 2 * addon.info().threads + 1, 0, 1.5, Number.NaN]) await refused({ threads });
+  const model = await addon.loadModel(modelDir, { threads: 2 });
+  const region = syntheticRegion('x', 40, 40, 0);
+  // 2^32 + 4 used to wrap silently to a block size of 4.
+  assert.throws(() => model.decode([region], { ...base, blockSize: 2 ** 32 + 4 }, () => {}), /blockSize must be a whole number within 32 bits/);
+  assert.throws(() => model.decode([region], { ...base, maxNewTokens: Infinity }, () => {}), TypeError);
+  assert.throws(() => model.decode([region], { ...base, seed: -1 }, () => {}), /seed must be a whole number/);
+  assert.throws(() => model.decode([{ ...region, width: 2 ** 32 + 40 }], base, () => {}), /width must be a whole number/);
+  assert.throws(() => model.benchmark({ repeats: 1e9 }), /benchmark repeats must be a whole number in 1\.\.1000/);
+  model.close();
+});
+
 test('benchmark measures forward cost per width', async () => {
   const model = await addon.loadModel(modelDir, { threads: 2 });
   const b = await model.benchmark({ widths: [1, 8, 33], context: 64, repeats: 1 });
