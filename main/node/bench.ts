@@ -11,6 +11,7 @@ import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon } from './native-addon';
+import { wholeNumber } from './number-options';
 
 interface Args { json: string | null; perType: number; real: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
 
@@ -20,13 +21,14 @@ function parseArgs(argv: string[]): Args {
     const v = argv[i + 1];
     switch (argv[i]) {
       case '--json': a.json = v ?? null; i++; break;
-      case '--per-type': a.perType = Number(v); i++; break;
-      case '--real': a.real = Number(v); i++; break;
-      case '--passes': a.passes = Math.max(1, Number(v)); i++; break;
+      case '--per-type': a.perType = wholeNumber('--per-type', v ?? '', 0, 1000); i++; break;
+      case '--real': a.real = wholeNumber('--real', v ?? '', 0, 1000); i++; break;
+      case '--passes': a.passes = wholeNumber('--passes', v ?? '', 1, 100); i++; break;
       case '--data': a.data = v ?? null; i++; break;
       case '--regions': a.regions = v ?? null; i++; break;
       case '--model': a.model = v ?? a.model; i++; break;
-      case '--focal-layers': a.focalLayers = Number(v); i++; break;
+      // The engine checks it against the model's decoder layers.
+      case '--focal-layers': a.focalLayers = wholeNumber('--focal-layers', v ?? '', 1, 64); i++; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -106,7 +108,13 @@ function decoderShape(modelDir: string) {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`bench: ${(err as Error).message}`);
+    process.exit(2);
+  }
   const regions = args.regions
     ? readBenchRegions(args.regions)
     : makeBenchRegions(mkdtempSync(join(tmpdir(), 'saccade-bench-')), args.perType, args.real, args.data);

@@ -2,30 +2,37 @@
 // small random checkpoint stands in for the trained model, so the text is noise but every stage runs; its
 // readings are all unsure, so they are kept by --keep-unsure and dropped without), reports a bad file on one
 // line and goes on; --json and --hocr write the streamed detail and the words with their boxes beside it.
+// Bad options and outputs stop it before any work, with one line and exit status 2.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import sharp from 'sharp';
 import { parseArgs } from './cli';
-import { addonPath } from './native-addon';
+import { addonPath, maxThreads } from './native-addon';
 
 const ROOT = join(__dirname, '..', '..');
 
-test('ocr CLI: PDF and photo to Markdown and JSON, bad file reported, batch goes on', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
+test('ocr CLI: PDF and photo to Markdown and JSON, bad files reported, batch goes on', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
   const { writeTinyCheckpoint } = (await import(join(ROOT, 'native', 'test', 'tiny-checkpoint.mjs'))) as { writeTinyCheckpoint(name: string): string };
   const model = writeTinyCheckpoint('cli-e2e');
   const out = mkdtempSync(join(tmpdir(), 'saccade-cli-'));
   const bad = join(out, 'notes.pdf');
   writeFileSync(bad, '%PDF-1.4 truncated');
+  const folder = join(out, 'scans');
+  mkdirSync(folder);
   const samples = join(ROOT, 'assets', 'samples');
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'),
-    join(samples, 'two-page-report.pdf'), bad, join(samples, 'page-photo.jpg'),
+    join(samples, 'two-page-report.pdf'), bad, folder, join(samples, 'page-photo.jpg'),
     '-o', join(out, 'md'), '--json', '--hocr', '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /error: .*notes\.pdf: not a readable PDF/);
-  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens kept of \d+ decoded, [\d.]+ tokens per forward, mode ar, backend cpu/);
+  assert.match(r.stderr, /error: .*scans: not a regular file/);
+  // The failures again at the end, after the summary.
+  assert.match(r.stderr, /failed: .*notes\.pdf, .*scans\n*$/);
+  assert.match(r.stderr, /3 page\(s\) from 2\/4 file\(s\) .* pages\/s, \d+ tokens kept of \d+ decoded, [\d.]+ tokens per forward, mode ar, backend cpu/);
   for (const stem of ['two-page-report', 'page-photo']) {
     assert.ok(readFileSync(join(out, 'md', `${stem}.md`), 'utf8').trim().length > 0, `${stem}.md is empty`);
     const json = JSON.parse(readFileSync(join(out, 'md', `${stem}.json`), 'utf8'));
@@ -80,5 +87,44 @@ test('ocr CLI options: lines are read in two views and unsure readings dropped u
   assert.deepEqual([defaults.lineViews.length, defaults.dropUnsure], [2, true]);
   const asked = parseArgs(['a.png', '--views', '1', '--keep-unsure']).analysis;
   assert.deepEqual([asked.lineViews.length, asked.dropUnsure], [1, false]);
-  assert.throws(() => parseArgs(['a.png', '--views', '3']), /--views must be 1 to 2, not 3/);
+  assert.throws(() => parseArgs(['a.png', '--views', '3']), /--views must be a whole number from 1 to 2, not 3/);
+});
+
+test('ocr CLI options: every number is read strictly and within its bounds', () => {
+  const most = maxThreads();
+  assert.equal(parseArgs(['a.png', '--threads', String(most)]).threads, most);
+  assert.deepEqual([parseArgs(['a.png', '--batch', '64']).options.batchSize, parseArgs(['a.png', '--max-tokens', '1']).options.maxNewTokens], [64, 1]);
+  const refused: Array<[string, string, RegExp]> = [
+    // 100,000 threads once started ~20,000 and starved the machine; the rest were silently ignored.
+    ['--threads', '100000', new RegExp(`--threads must be a whole number from 1 to ${most}, not 100000`)],
+    ['--threads', 'lots', /--threads must be a whole number from 1 to \d+, not lots/],
+    ['--threads', '-1', /--threads must be/],
+    ['--threads', '0', /--threads must be/],
+    ['--max-tokens', '1e3', /--max-tokens must be a whole number from 1 to 65536, not 1e3/],
+    ['--max-tokens', '4294967300', /--max-tokens must be/],
+    ['--batch', '65', /--batch must be a whole number from 1 to 64, not 65/],
+    ['--batch', '', /--batch must be a whole number from 1 to 64, not ''/],
+    ['--keep-ratio', 'NaN', /--keep-ratio must be in \(0, 1\], not NaN/],
+  ];
+  for (const [option, value, message] of refused) assert.throws(() => parseArgs(['a.png', option, value]), message, `${option} ${value}`);
+  assert.throws(() => parseArgs(['a.png', '--threads']), /--threads needs a value/);
+});
+
+function runCli(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), ...args], { encoding: 'utf8', cwd: ROOT });
+}
+
+test('ocr CLI: a bad option or an output over an input stops it before any work, on one line, with status 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'saccade-cli-guard-'));
+  const scan = join(dir, 'scan.png');
+  const bytes = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#ffffff' } }).png().toBuffer();
+  writeFileSync(scan, bytes);
+  // A scan named by -o once became Markdown.
+  const over = runCli([scan, '-o', scan]);
+  assert.deepEqual([over.status, over.stdout], [2, '']);
+  assert.equal(over.stderr, `${scan} is an input; the output must go elsewhere (-o names a new .md file or a folder)\n`);
+  assert.deepEqual(readFileSync(scan), bytes);
+  const threads = runCli([scan, '--threads', '100000']);
+  assert.equal(threads.status, 2);
+  assert.match(threads.stderr, /^--threads must be a whole number from 1 to \d+, not 100000\n$/);
 });

@@ -35,3 +35,11 @@ test('eval: every page is reported with its own score beside the pooled figures'
   }
   rmSync(data, { recursive: true });
 });
+
+test('eval: a bad number or mode stops it before any work, on one line, with status 2', () => {
+  for (const [args, message] of [[['--batch', '0'], /^eval: --batch must be a whole number from 1 to 64, not 0\n$/], [['--mode', 'fast'], /^eval: --mode must be one of/]] as const) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'eval.ts'), ...args], { encoding: 'utf8', cwd: ROOT });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+  }
+});

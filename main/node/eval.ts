@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import sharp from 'sharp';
-import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
+import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
 import { loadDatasets, type DatasetName, type EvalItem } from './eval/datasets';
 import { latexExactMatch } from './eval/latex-match';
@@ -16,6 +16,7 @@ import { teds } from './eval/teds';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } from './eval/word-box-metric';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
+import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { analysePage } from './pipeline/page-analysis';
 import { openPageSource } from './pipeline/page-source';
@@ -58,12 +59,15 @@ function parseArgs(argv: string[]): EvalArgs {
     const v = () => argv[++i] ?? '';
     if (a === '--json') out.json = v();
     else if (a === '--data') out.data = v();
-    else if (a === '--limit') out.limit = Number(v());
+    else if (a === '--limit') out.limit = wholeNumber(a, v(), 1, 1_000_000);
     else if (a === '--datasets') out.datasets = v().split(',');
     else if (a === '--model') out.model = v();
-    else if (a === '--mode') out.mode = v() as DecodeOptions['mode'];
-    else if (a === '--max-tokens') out.maxTokens = Number(v());
-    else if (a === '--batch') out.batch = Number(v());
+    else if (a === '--mode') {
+      const m = v();
+      if (!(DECODE_MODES as readonly string[]).includes(m)) throw new Error(`--mode must be one of ${DECODE_MODES.join(', ')}, not ${m}`);
+      out.mode = m as DecodeOptions['mode'];
+    } else if (a === '--max-tokens') out.maxTokens = wholeNumber(a, v(), 1, MAX_NEW_TOKENS);
+    else if (a === '--batch') out.batch = wholeNumber(a, v(), 1, MAX_BATCH);
     else if (a === '--tables') {
       const t = v();
       if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
@@ -235,7 +239,13 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: EvalArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`eval: ${(err as Error).message}`);
+    return 2;
+  }
   const notes: string[] = [];
   if (!existsSync(args.data)) {
     const msg = `eval: the data folder ${args.data} does not exist; nothing to evaluate (pass --data DIR).`;

@@ -1,6 +1,7 @@
 // Locates and loads the native engine. The same .node file serves plain Node and Electron (Node-API).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DecodeOptions, DecodeResult, EngineEvent, EngineInfo, RegionInput } from '../../common/engine-types';
 
@@ -47,6 +48,11 @@ export function loadAddon(): NativeAddon {
     throw new Error(`The native engine is not built (${path} is missing): run 'npm run build:native'.`);
   }
   return createRequire(__filename)(path) as NativeAddon;
+}
+
+/** The most threads loadModel takes (binding/addon.cc refuses more): beyond that they only starve the machine. */
+export function maxThreads(): number {
+  return 2 * availableParallelism();
 }
 
 export function defaultModelDir(): string {

@@ -43,6 +43,7 @@ test('a line view is its height tall and as wide as the stretched aspect ratio, 
     assert.ok(v.data.every((x) => x === 200));
   }
   assert.deepEqual(firstLineViews('1'), LINE_VIEWS.slice(0, 1));
-  assert.throws(() => firstLineViews('0'), /--views must be 1 to 2, not 0/);
+  assert.throws(() => firstLineViews('0'), /--views must be a whole number from 1 to 2, not 0/);
+  assert.throws(() => firstLineViews(' 1'), /--views must be a whole number from 1 to 2, not  1/);
   assert.throws(() => firstLineViews('two'), /--views/);
 });

@@ -3,6 +3,7 @@
 // softened, the shipped model misreads far fewer characters (docs/decisions/0015-line-views.md). Every line is
 // read in the first view; one the model reads unsurely is read in the others too, and the surest reading wins
 // (reading-choice.ts).
+import { wholeNumber } from '../number-options';
 import type { GrayImage } from './gray-image';
 import { gaussianBlur3, resample } from './resample';
 
@@ -32,7 +33,5 @@ export function lineView(crop: GrayImage, view: LineView): GrayImage {
 
 /** The first `count` views, for `--views`: fewer views read faster. */
 export function firstLineViews(count: string): readonly LineView[] {
-  const n = Number(count);
-  if (!Number.isInteger(n) || n < 1 || n > LINE_VIEWS.length) throw new Error(`--views must be 1 to ${LINE_VIEWS.length}, not ${count}`);
-  return LINE_VIEWS.slice(0, n);
+  return LINE_VIEWS.slice(0, wholeNumber('--views', count, 1, LINE_VIEWS.length));
 }
