@@ -1,11 +1,14 @@
 // Electron shell: one window per document, a supervised engine utility process with a direct message port
 // per window (main stays off the hot path), native menus and dialogs, and secure defaults: context
-// isolation, sandbox, no Node in pages, a strict CSP, pages served from app:// and checked IPC.
-import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, shell, type IpcMainEvent } from 'electron';
+// isolation, sandbox, no Node in pages, a strict CSP, pages served from app:// only, no windows, navigation
+// or web permissions beyond the app's own pages, and checked IPC.
+import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type IpcMainEvent } from 'electron';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { basename, join, normalize, sep } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { appFile } from './app-files';
 import { buildMenu } from './app-menu';
+import { denyWebPermissions, restrictContents } from './contents-policy';
 import { EngineSupervisor } from './engine-supervisor';
 import { APP_ORIGIN, checkRendererMessage, type RendererChannel } from './ipc-channels';
 import { addRecentFile, clearRecentFiles, recentFiles } from './recent-files';
@@ -48,12 +51,6 @@ function createWindow(): BrowserWindow {
   win.on('closed', () => documents.delete(win));
   // Each load gets a fresh port: a reload must not keep talking to a port whose page is gone.
   win.webContents.on('did-finish-load', () => engine.attach(win));
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-  // Dropping a file must open it in the app, never navigate the window to it.
-  win.webContents.on('will-navigate', (e, url) => { if (!url.startsWith(`${APP_ORIGIN}/`)) e.preventDefault(); });
   void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
 }
@@ -70,7 +67,10 @@ function windowForNewDocument(): Promise<BrowserWindow> {
 
 async function openPath(path: string): Promise<void> {
   try {
-    const size = (await stat(path)).size;
+    const info = await stat(path);
+    // A folder, a device or a pipe would be read forever or fail obscurely.
+    if (!info.isFile()) throw new Error('it is not a regular file');
+    const size = info.size;
     if (size > MAX_FILE_BYTES) throw new Error(`it is ${(size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_FILE_BYTES / 2 ** 20} MB`);
     const bytes = new Uint8Array(await readFile(path));
     const win = await windowForNewDocument();
@@ -146,12 +146,20 @@ function registerIpc(): void {
   });
 }
 
+// Before any window exists, so no web contents is ever without the policy.
+app.on('web-contents-created', (_event, contents) => restrictContents(contents));
+
 void app.whenReady().then(() => {
+  denyWebPermissions(session.defaultSession);
   protocol.handle('app', async (request) => {
-    const url = new URL(request.url);
-    const path = normalize(join(rendererRoot, decodeURIComponent(url.pathname)));
-    if (url.host !== 'saccade' || !path.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
-    const response = await net.fetch(pathToFileURL(path).toString());
+    const file = appFile(rendererRoot, request.url);
+    if ('status' in file) return new Response(null, { status: file.status });
+    let response: Response;
+    try {
+      response = await net.fetch(pathToFileURL(file.path).toString());
+    } catch {
+      return new Response(null, { status: 404 });
+    }
     const headers = new Headers(response.headers);
     headers.set('content-security-policy', CSP);
     headers.set('x-content-type-options', 'nosniff');

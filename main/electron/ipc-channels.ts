@@ -4,12 +4,19 @@ import type { IpcMainEvent, IpcMainInvokeEvent } from 'electron';
 
 export const APP_ORIGIN = 'app://saccade';
 
+/** File names as the renderer passes them (a suggested export name, a window title's document). */
+const MAX_NAME_CHARS = 255;
+/** An export: Markdown of the longest document the pipeline takes is a few MB; far beyond that is no export. */
+export const MAX_MARKDOWN_CHARS = 64 * 1024 * 1024;
+
+const isName = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_NAME_CHARS;
+
 /** Renderer -> main. */
 export const RENDERER_CHANNELS = {
   'save-markdown': (p: unknown): p is { suggestedName: string; text: string } =>
-    isRecord(p) && typeof p.suggestedName === 'string' && p.suggestedName.length < 256 && typeof p.text === 'string',
+    isRecord(p) && isName(p.suggestedName) && typeof p.text === 'string' && p.text.length <= MAX_MARKDOWN_CHARS,
   'show-open-dialog': (p: unknown): p is null => p === null,
-  'document-changed': (p: unknown): p is { name: string | null } => isRecord(p) && (p.name === null || typeof p.name === 'string'),
+  'document-changed': (p: unknown): p is { name: string | null } => isRecord(p) && (p.name === null || isName(p.name)),
   'engine-summary': (p: unknown): p is { summary: string } => isRecord(p) && typeof p.summary === 'string' && p.summary.length < 1000,
 } as const;
 
