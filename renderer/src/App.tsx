@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { createCommands, shortcutFor } from './app/commands';
 import { SessionContext, useSession, useSessionState } from './app/session-context';
+import { SetAsideBanner } from './app/SetAsideBanner';
 import { Toolbar } from './app/Toolbar';
 import { Welcome } from './app/Welcome';
 import { DocumentPane } from './document/DocumentPane';
@@ -19,6 +20,7 @@ import type { Transport } from './transport/transport';
 function Notices() {
   const { actions } = useSession();
   const notice = useSessionState((s) => s.notice);
+  const draftNotice = useSessionState((s) => s.draftNotice);
   const crash = useSessionState((s) => (s.phase === 'crashed' ? s.crashReason : null));
   return (
     <>
@@ -34,6 +36,13 @@ function Notices() {
           <button className="icon" onClick={actions.dismissNotice} aria-label="Dismiss">×</button>
         </div>
       )}
+      {draftNotice && (
+        <div className={`banner ${draftNotice.kind}`} role={draftNotice.kind === 'error' ? 'alert' : 'status'} data-testid="draft-notice">
+          <span>{draftNotice.text}</span>
+          <button className="icon" onClick={actions.dismissDraftNotice} aria-label="Dismiss">×</button>
+        </div>
+      )}
+      <SetAsideBanner />
     </>
   );
 }
@@ -78,6 +87,12 @@ export function App({ transport }: { transport: Transport }) {
 
   useEffect(() => { void session.actions.connect(); }, [session]);
   useEffect(() => { document.documentElement.dataset.theme = theme; }, [theme]);
+  // The autosave waits for typing to pause; a reload or a closed window must not take the last keystrokes.
+  useEffect(() => {
+    const save = () => session.actions.flushDraft();
+    window.addEventListener('pagehide', save);
+    return () => window.removeEventListener('pagehide', save);
+  }, [session]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

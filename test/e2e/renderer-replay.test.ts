@@ -1,14 +1,15 @@
 // The renderer end to end in Chromium against a replayed decode (constructed events that follow the engine
 // contract), served by the real server: the sample page decodes with streaming tokens, the timeline fills,
 // hovering a token shows its heatmap, a line dropped as unsure is marked on the page with the model's guess,
-// an edit survives a reload, the export equals the editor's text, and a loop the repetition guard took back
-// leaves no trace.
+// an edit survives a reload, the export equals the editor's text, a loop the repetition guard took back
+// leaves no trace, an edit survives "Decode again" and a reload, restorable from a banner, and a recent
+// document's saved text can be forgotten from the welcome view.
 // The same flows run against the real engine in engine-decode.test.ts where the engine is built.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApp } from '../support/app-server';
-import { appendEditAndReload, ARTIFACTS, exportAndDraft, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { appendEditAndReload, ARTIFACTS, exportAndDraft, openAppInBrowser, savedDraft, type AppInBrowser } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
 import { buildSyntheticDecode, SAMPLE_REGIONS } from '../support/synthetic-decode';
@@ -107,5 +108,55 @@ test('an edit survives a reload, and the exported file equals the editor text', 
   const second = SAMPLE_REGIONS[1]!.lines;
   assert.ok(exported.includes(second.at(-1)!), 'the second region ends with its last line');
   assert.ok(!exported.includes(' again'), 'the retracted loop is gone from the editor');
+  await page.close();
+});
+
+test('an edit survives "Decode again" and a reload: it is set aside, and the banner restores it', async () => {
+  const page = await newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openSample(page);
+  const done = page.getByTestId('progress').and(page.locator('[data-phase=done]'));
+  await done.waitFor({ timeout: 30_000 });
+  const edit = 'Signed off by the night shift.';
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(`\n\n${edit}`);
+  // Straight away, with no pause for the autosave: decoding again must not take the edit with it.
+  await page.getByTestId('decode').click();
+  const banner = page.getByTestId('set-aside');
+  await banner.waitFor();
+  await done.waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(800);
+  assert.doesNotMatch((await savedDraft(page))!.text, /night shift/, 'the editor holds the new decode');
+
+  await page.reload();
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('workspace').waitFor();
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /Your edited text from .* is set aside: the editor shows the text that replaced it/);
+  await page.screenshot({ path: `${ARTIFACTS}/replay-set-aside.png` });
+  await page.getByTestId('restore-edit').click();
+  await banner.waitFor({ state: 'detached' });
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.locator('.view-lines').filter({ hasText: edit }).waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(800);
+  assert.match((await savedDraft(page))!.text, /# Quarterly Report on Reading Speed[\s\S]*Signed off by the night shift\.$/);
+  assert.equal(await page.getByTestId('decode').innerText(), 'Decode again');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the welcome view lists a decoded document as recent, and forgets its text when asked', async () => {
+  const page = await newPage();
+  await openSample(page);
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
+  await page.getByLabel('Close document').click();
+  const recent = page.getByTestId('recent');
+  assert.match(await recent.innerText(), /sample-report\.png · decoded /);
+  await recent.getByTestId('forget').click();
+  await recent.waitFor({ state: 'detached' });
+  assert.equal(await savedDraft(page), null);
   await page.close();
 });

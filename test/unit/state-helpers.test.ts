@@ -3,15 +3,9 @@ import { test } from 'node:test';
 import type { RoundEvent } from '../../common/engine-types';
 import { fixationCells, fixationCentre, mergeCells } from '../../renderer/src/document/fixation-geometry';
 import { DEFAULT_SETTINGS, loadSettings, saveSettings, sanitizeSettings, toDecodeOptions } from '../../renderer/src/state/decode-settings';
-import { documentKey, listRecent, loadDraft, saveDraft } from '../../renderer/src/state/drafts';
 import { exportName, regionPrefix, regionSuffix } from '../../renderer/src/state/markdown-layout';
-import type { KeyValueStore } from '../../renderer/src/state/persisted';
 import { roundSlots } from '../../renderer/src/state/round-slots';
-
-function memoryStorage(): KeyValueStore & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, v), removeItem: (k) => void map.delete(k) };
-}
+import { memoryStorage } from '../support/memory-storage';
 
 test('decode settings survive a round trip and invalid stored values fall back to defaults', () => {
   const storage = memoryStorage();
@@ -24,22 +18,6 @@ test('decode settings survive a round trip and invalid stored values fall back t
   assert.equal(options.fixation.enabled, false);
   assert.equal(options.fixation.keepRatio, 0.3);
   assert.equal(options.blockSize, 'auto');
-});
-
-test('drafts are keyed by content, listed as recent, and capped', () => {
-  const storage = memoryStorage();
-  const a = documentKey('scan.png', new Uint8Array([1, 2, 3]));
-  assert.equal(a, documentKey('scan.png', new Uint8Array([1, 2, 3])));
-  assert.notEqual(a, documentKey('scan.png', new Uint8Array([1, 2, 4])));
-  saveDraft(storage, { key: a, name: 'scan.png', source: { kind: 'file', name: 'scan.png' }, text: 'edited', savedAt: 1 });
-  assert.equal(loadDraft(storage, a)?.text, 'edited');
-  for (let i = 0; i < 10; i++) {
-    saveDraft(storage, { key: `k${i}`, name: `d${i}`, source: { kind: 'sample', name: `d${i}` }, text: String(i), savedAt: i });
-  }
-  const recent = listRecent(storage);
-  assert.equal(recent.length, 8);
-  assert.equal(recent[0]!.key, 'k9');
-  assert.equal(loadDraft(storage, a), null, 'the oldest draft is dropped with its recent entry');
 });
 
 test('round slots follow the verify-and-draft protocol', () => {

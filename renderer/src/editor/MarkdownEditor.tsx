@@ -1,15 +1,13 @@
 // The Markdown editor. It follows the token stream outside React (a store subscription feeding Monaco once
 // per frame), links the text under the pointer or selection to its tokens (for the page heatmap), and
-// autosaves every change under the document's key.
+// reports every change of the text to the session, telling the user's own edits from the decode's, so the
+// draft knows when it holds edits.
 import { useEffect, useRef } from 'react';
 import { useSession } from '../app/session-context';
-import { browserStorage } from '../state/persisted';
-import { saveDraft } from '../state/drafts';
 import { editorHandle } from './editor-handle';
 import { monaco } from './monaco';
 import { StreamMirror } from './stream-mirror';
 
-const AUTOSAVE_MS = 400;
 /**
  * The token stream reaches the editor at most this often. Monaco re-measures a line whenever its decorated
  * spans change, and a region's text is one long wrapped line, so per-frame appends cost more than they show.
@@ -17,7 +15,7 @@ const AUTOSAVE_MS = 400;
 const STREAM_INTERVAL_MS = 120;
 
 export function MarkdownEditor() {
-  const { store } = useSession();
+  const { store, actions } = useSession();
   const host = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -47,47 +45,46 @@ export function MarkdownEditor() {
       renderWhitespace: 'none',
     });
     const mirror = new StreamMirror(model);
-    const storage = browserStorage();
+    // Set while the mirror writes the decode (or a saved text) into the model: any other change is the user's.
+    let mirroring = false;
+    const mirrored = (write: () => void) => {
+      mirroring = true;
+      try {
+        write();
+      } finally {
+        mirroring = false;
+      }
+    };
     let syncTimer: ReturnType<typeof setTimeout> | null = null;
     const syncNow = () => {
       if (syncTimer) clearTimeout(syncTimer);
       syncTimer = null;
-      mirror.sync();
+      mirrored(() => mirror.sync());
     };
     const scheduleSync = () => { syncTimer ??= setTimeout(syncNow, STREAM_INTERVAL_MS); };
 
     let lastDoc = state.doc;
     let lastRun = state.run;
-    mirror.reset(state.run, state.doc?.draft?.text ?? '');
-    mirror.sync();
+    mirrored(() => mirror.reset(state.run, state.doc?.draft?.text ?? ''));
+    syncNow();
 
     // Follow the store without re-rendering: documents and runs reset the text, revisions stream tokens in.
     const unsubscribe = store.subscribe((s, prev) => {
       if (s.doc?.key !== lastDoc?.key || (s.doc?.draft && s.doc.draft !== lastDoc?.draft)) {
         lastDoc = s.doc;
         lastRun = s.run;
-        mirror.reset(s.run, s.doc?.draft?.text ?? '');
+        mirrored(() => mirror.reset(s.run, s.doc?.draft?.text ?? ''));
       } else if (s.run !== lastRun) {
         lastRun = s.run;
         lastDoc = s.doc;
-        if (s.run && s.run !== mirror.currentRun) mirror.reset(s.run, '');
+        if (s.run && s.run !== mirror.currentRun) mirrored(() => mirror.reset(s.run, ''));
       }
       if (s.run !== prev.run || (s.phase !== prev.phase && s.phase !== 'decoding')) syncNow();
       else if (s.revision !== prev.revision) scheduleSync();
       if (s.theme !== prev.theme) monaco.editor.setTheme(s.theme === 'dark' ? 'saccade-dark' : 'saccade-light');
     });
 
-    let saveTimer: ReturnType<typeof setTimeout> | null = null;
-    const save = () => {
-      saveTimer = null;
-      const { doc } = store.getState();
-      if (!doc) return;
-      saveDraft(storage, { key: doc.key, name: doc.info.name, source: doc.source, text: model.getValue(), savedAt: Date.now() });
-    };
-    const contentListener = model.onDidChangeContent(() => {
-      if (saveTimer) clearTimeout(saveTimer);
-      saveTimer = setTimeout(save, AUTOSAVE_MS);
-    });
+    const contentListener = model.onDidChangeContent(() => actions.editorChanged(model.getValue(), !mirroring));
 
     const pointAt = (position: monaco.IPosition | null | undefined) => {
       if (!position) return [];
@@ -134,10 +131,7 @@ export function MarkdownEditor() {
 
     return () => {
       if (syncTimer) clearTimeout(syncTimer);
-      if (saveTimer) {
-        clearTimeout(saveTimer);
-        save();
-      }
+      actions.flushDraft();
       editorHandle.current = null;
       unsubscribe();
       contentListener.dispose();
@@ -147,7 +141,7 @@ export function MarkdownEditor() {
       editor.dispose();
       model.dispose();
     };
-  }, [store]);
+  }, [store, actions]);
 
   return <div className="markdown-editor" data-testid="editor" ref={host} />;
 }

@@ -1,20 +1,52 @@
 // Autosaved editor text, keyed by the document's content, so an edit survives a reload or a crash, plus the
 // list of recent documents the welcome view offers. Samples can be reopened from the engine by name; files
-// only by opening them again (their bytes are not kept).
+// only by opening them again (their bytes are not kept). Text the user edited is never dropped to make
+// room: only decoded text is, which decoding again brings back, and the caller is told which.
 import { readJson, writeJson, type KeyValueStore } from './persisted';
 
 export type DocumentSource = { kind: 'sample'; name: string } | { kind: 'file'; name: string };
+
+/** An edited text a later decode replaced, kept until the user restores or discards it. */
+export interface SetAsideText {
+  text: string;
+  savedAt: number;
+}
 
 export interface Draft {
   key: string;
   name: string;
   source: DocumentSource;
   text: string;
+  /** The text holds the user's changes, not only what the model decoded. */
+  edited: boolean;
   savedAt: number;
+  /** Newest first. */
+  setAside: SetAsideText[];
 }
 
+export interface RecentEntry {
+  key: string;
+  name: string;
+  source: DocumentSource;
+  savedAt: number;
+  /** Its text or a set-aside one holds the user's changes, so it is never dropped to make room. */
+  edited: boolean;
+}
+
+export interface SaveOutcome {
+  /** False when storage refused the text (full, or none available): a reload would lose it. */
+  saved: boolean;
+  /** Documents whose decoded, unedited text was dropped to keep the list at MAX_RECENT. */
+  dropped: RecentEntry[];
+  /**
+   * When this save added a document and the list now holds more than MAX_RECENT, because every older one
+   * holds edits: how many it holds.
+   */
+  crowded: number | null;
+}
+
+export const MAX_RECENT = 8;
 const RECENT_KEY = 'saccade.recent';
-const MAX_RECENT = 8;
 const draftKey = (key: string) => `saccade.draft.${key}`;
 
 /** FNV-1a over the length and a bounded prefix/suffix of the bytes: cheap on the UI thread, stable per file. */
@@ -28,23 +60,39 @@ export function documentKey(name: string, bytes: Uint8Array): string {
   return `${h.toString(16).padStart(8, '0')}-${name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60)}`;
 }
 
+// Drafts and entries saved before `edited` existed may hold edits, so they count as edited.
 export function loadDraft(storage: KeyValueStore | null, key: string): Draft | null {
-  const d = readJson<Draft | null>(storage, draftKey(key), null);
-  return d && typeof d.text === 'string' ? d : null;
+  const d = readJson<Partial<Draft> | null>(storage, draftKey(key), null);
+  if (!d || typeof d.text !== 'string') return null;
+  const setAside = Array.isArray(d.setAside) ? d.setAside.filter((v) => v && typeof v.text === 'string') : [];
+  return { ...d, edited: d.edited !== false, setAside } as Draft;
 }
 
-export function saveDraft(storage: KeyValueStore | null, draft: Draft): boolean {
-  if (!writeJson(storage, draftKey(draft.key), draft)) return false;
-  const recent = listRecent(storage).filter((r) => r.key !== draft.key);
-  const entry = { key: draft.key, name: draft.name, source: draft.source, savedAt: draft.savedAt };
-  const kept = [entry, ...recent].slice(0, MAX_RECENT);
-  for (const old of [entry, ...recent].slice(MAX_RECENT)) storage?.removeItem(draftKey(old.key));
-  return writeJson(storage, RECENT_KEY, kept);
-}
-
-export function listRecent(storage: KeyValueStore | null): Array<Omit<Draft, 'text'>> {
+export function listRecent(storage: KeyValueStore | null): RecentEntry[] {
   const list = readJson<unknown>(storage, RECENT_KEY, []);
-  return Array.isArray(list) ? list.filter((r) => r && typeof r.key === 'string' && typeof r.name === 'string') : [];
+  if (!Array.isArray(list)) return [];
+  return list.filter((r) => r && typeof r.key === 'string' && typeof r.name === 'string')
+    .map((r: RecentEntry) => ({ ...r, edited: r.edited !== false }));
+}
+
+export function saveDraft(storage: KeyValueStore | null, draft: Draft): SaveOutcome {
+  const refused: SaveOutcome = { saved: false, dropped: [], crowded: null };
+  if (!writeJson(storage, draftKey(draft.key), draft)) return refused;
+  const recent = listRecent(storage);
+  const entry: RecentEntry = {
+    key: draft.key, name: draft.name, source: draft.source, savedAt: draft.savedAt,
+    edited: draft.edited || draft.setAside.length > 0,
+  };
+  const kept = [entry, ...recent.filter((r) => r.key !== draft.key)];
+  const dropped: RecentEntry[] = [];
+  // The list is newest first: the oldest unedited documents go first, edited ones never.
+  for (let i = kept.length - 1; i > 0 && kept.length > MAX_RECENT; i--) {
+    if (!kept[i]!.edited) dropped.push(...kept.splice(i, 1));
+  }
+  if (!writeJson(storage, RECENT_KEY, kept)) return refused;
+  for (const d of dropped) storage?.removeItem(draftKey(d.key));
+  const added = !recent.some((r) => r.key === draft.key);
+  return { saved: true, dropped, crowded: added && kept.length > MAX_RECENT ? kept.length : null };
 }
 
 export function forgetDraft(storage: KeyValueStore | null, key: string): void {

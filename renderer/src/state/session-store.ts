@@ -8,7 +8,8 @@ import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { DecodeRun, type TokenRef } from './decode-run';
 import { loadSettings, saveSettings, toDecodeOptions, type DecodeSettings } from './decode-settings';
-import { documentKey, listRecent, loadDraft, type Draft, type DocumentSource } from './drafts';
+import { DraftKeeper, type DraftNotice } from './draft-keeper';
+import { documentKey, forgetDraft, listRecent, loadDraft, type Draft, type DocumentSource, type RecentEntry, type SetAsideText } from './drafts';
 import type { KeyValueStore } from './persisted';
 import { readJson, writeJson } from './persisted';
 
@@ -20,7 +21,10 @@ export interface OpenedDoc {
   source: DocumentSource;
   bytes: Uint8Array;
   key: string;
-  /** The autosaved text found when the document was opened; the editor starts from it. */
+  /**
+   * The saved text the editor starts from: the draft found when the document was opened, or a set-aside text
+   * the user restored; null once a decode replaces the text.
+   */
   draft: Draft | null;
 }
 
@@ -34,13 +38,17 @@ export interface SessionState {
   engine: { status: 'connecting' | 'ready' | 'unavailable'; info?: EngineInfo; model?: ModelInfo; message?: string };
   vocab: string[];
   samples: SampleInfo[];
-  recent: ReturnType<typeof listRecent>;
+  recent: RecentEntry[];
   doc: OpenedDoc | null;
   run: DecodeRun | null;
   /** Bumped once per applied batch of events: what token-following views subscribe to. */
   revision: number;
   phase: Phase;
   notice: { kind: 'error' | 'info'; text: string } | null;
+  /** Edited texts of the open document that decoding again replaced, newest first: restorable. */
+  setAside: SetAsideText[];
+  /** What saving the text did that the user must know (storage refused it, other text was dropped). */
+  draftNotice: DraftNotice | null;
   crashReason: string | null;
   settings: DecodeSettings;
   /** Tokens the user points at in the editor (hover or selection); null follows the live token. */
@@ -71,6 +79,14 @@ export interface SessionActions {
   toggleOverlay(name: keyof Overlays): void;
   setZoom(zoom: number | 'fit'): void;
   dismissNotice(): void;
+  /** The editor's text changed: by the user's hand, or by the decode. */
+  editorChanged(text: string, byUser: boolean): void;
+  /** Saves a pending change of the text now. */
+  flushDraft(): void;
+  restoreSetAside(): void;
+  discardSetAside(): void;
+  dismissDraftNotice(): void;
+  forgetRecent(key: string): void;
 }
 
 export type Scheduler = (flush: () => void) => void;
@@ -92,6 +108,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     revision: 0,
     phase: 'idle',
     notice: null,
+    setAside: [],
+    draftNotice: null,
     crashReason: null,
     settings: loadSettings(storage),
     focus: null,
@@ -104,6 +122,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     arTokensPerSecond: null,
     engineLostDocument: false,
   }));
+
+  const keeper = new DraftKeeper(storage, ({ setAside, notice }) => store.setState(notice ? { setAside, draftNotice: notice } : { setAside }));
 
   let queued: SessionEvent[] = [];
   let flushPending = false;
@@ -140,8 +160,9 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     const previous = store.getState().doc;
     if (previous && previous.info.docId !== info.docId) void transport.request('closeDocument', { docId: previous.info.docId }).catch(() => undefined);
     const draft = loadDraft(storage, key);
+    keeper.open({ key, name: info.name, source }, draft);
     store.setState({
-      doc: { info, source, bytes, key, draft }, run: null, phase: 'idle', focus: null, selectedRound: null,
+      doc: { info, source, bytes, key, draft }, setAside: draft?.setAside ?? [], run: null, phase: 'idle', focus: null, selectedRound: null,
       selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false,
     });
     transport.shell?.documentChanged(info.name);
@@ -231,7 +252,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
           return;
         }
       }
-      // Decoding again replaces the text; the draft stays in storage until the new text autosaves over it.
+      // Decoding again replaces the text; an edited one is set aside first, restorable from its banner.
+      keeper.replaceForDecode();
       store.setState({ doc: { ...doc, draft: null, info: { ...doc.info, docId } }, engineLostDocument: false });
       await runDecode(new DecodeRun(docId), null);
     },
@@ -249,6 +271,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         const docId = await reopen(doc);
         store.setState({ doc: { ...doc, info: { ...doc.info, docId } }, engineLostDocument: false });
         if (!run) {
+          keeper.replaceForDecode();
           await runDecode(new DecodeRun(docId), null);
           return;
         }
@@ -265,7 +288,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (!doc) return;
       if (phase === 'decoding') await actions.cancel();
       void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
-      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, recent: listRecent(storage) });
+      keeper.close();
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, setAside: [], recent: listRecent(storage) });
       transport.shell?.documentChanged(null);
     },
 
@@ -292,6 +316,35 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
     dismissNotice() {
       store.setState({ notice: null });
+    },
+
+    editorChanged(text, byUser) {
+      keeper.changed(text, byUser);
+    },
+
+    flushDraft() {
+      keeper.flush();
+    },
+
+    restoreSetAside() {
+      const { doc, phase } = store.getState();
+      if (!doc || phase === 'decoding' || phase === 'opening') return;
+      const draft = keeper.restore();
+      // The restored text is not the run's output, so the run goes with the text it decoded.
+      if (draft) store.setState({ doc: { ...doc, draft }, run: null, phase: 'idle', focus: null, selectedRound: null, crashReason: null });
+    },
+
+    discardSetAside() {
+      keeper.discard();
+    },
+
+    dismissDraftNotice() {
+      store.setState({ draftNotice: null });
+    },
+
+    forgetRecent(key) {
+      forgetDraft(storage, key);
+      store.setState({ recent: listRecent(storage) });
     },
   };
 

@@ -1,0 +1,132 @@
+// The draft store and its keeper: a user's edit is never dropped or overwritten without the user being told,
+// decoded text makes room for newer documents with a notice, and storage that refuses the text is reported.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DraftKeeper, type KeeperReport } from '../../renderer/src/state/draft-keeper';
+import { documentKey, listRecent, loadDraft, MAX_RECENT, saveDraft, type Draft } from '../../renderer/src/state/drafts';
+import { memoryStorage } from '../support/memory-storage';
+
+function draft(key: string, edited: boolean, text = `text of ${key}`): Draft {
+  return { key, name: `${key}.png`, source: { kind: 'file', name: `${key}.png` }, text, edited, savedAt: 0, setAside: [] };
+}
+
+const doc = { key: 'k-scan', name: 'scan.png', source: { kind: 'file' as const, name: 'scan.png' } };
+
+function keeperOn(storage: ReturnType<typeof memoryStorage>) {
+  const reports: KeeperReport[] = [];
+  const keeper = new DraftKeeper(storage, (r) => reports.push(r));
+  return { keeper, reports, notices: () => reports.map((r) => r.notice).filter((n) => n !== null) };
+}
+
+test('drafts are keyed by content and listed as recent, newest first', () => {
+  const storage = memoryStorage();
+  const a = documentKey('scan.png', new Uint8Array([1, 2, 3]));
+  assert.equal(a, documentKey('scan.png', new Uint8Array([1, 2, 3])));
+  assert.notEqual(a, documentKey('scan.png', new Uint8Array([1, 2, 4])));
+  assert.equal(saveDraft(storage, draft(a, true, 'edited')).saved, true);
+  saveDraft(storage, draft('b', false));
+  assert.equal(loadDraft(storage, a)?.text, 'edited');
+  assert.deepEqual(listRecent(storage).map((r) => [r.key, r.edited]), [['b', false], [a, true]]);
+});
+
+test('past the cap, the oldest decoded text is dropped and reported, edited text never', () => {
+  const storage = memoryStorage();
+  saveDraft(storage, draft('mine', true));
+  for (let i = 0; i < MAX_RECENT - 1; i++) assert.deepEqual(saveDraft(storage, draft(`d${i}`, false)).dropped, []);
+  const full = saveDraft(storage, draft('one-more', false));
+  assert.deepEqual(full.dropped.map((d) => d.key), ['d0'], 'the oldest unedited document makes room, not the older edited one');
+  assert.equal(loadDraft(storage, 'd0'), null);
+  assert.equal(loadDraft(storage, 'mine')?.text, 'text of mine');
+  assert.equal(listRecent(storage).length, MAX_RECENT);
+
+  // Edited documents push the decoded ones out one by one; once only edited ones are left, none goes.
+  for (let i = 0; i < MAX_RECENT; i++) saveDraft(storage, draft(`e${i}`, true));
+  assert.ok(listRecent(storage).every((r) => r.edited));
+  const crowded = saveDraft(storage, draft('e-last', true));
+  assert.deepEqual(crowded.dropped, []);
+  assert.equal(crowded.crowded, MAX_RECENT + 2);
+  assert.equal(loadDraft(storage, 'mine')?.text, 'text of mine', 'the oldest edit is still there');
+  assert.equal(saveDraft(storage, draft('e-last', true, 'typed on')).crowded, null, 'saving a listed document again adds nothing');
+});
+
+test('a draft set aside counts as edited, and one saved before edits were tracked does too', () => {
+  const storage = memoryStorage();
+  saveDraft(storage, { ...draft('a', false), setAside: [{ text: 'my edit', savedAt: 1 }] });
+  assert.equal(listRecent(storage)[0]!.edited, true);
+  storage.setItem('saccade.draft.old', JSON.stringify({ key: 'old', name: 'old.png', source: { kind: 'file', name: 'old.png' }, text: 'x', savedAt: 1 }));
+  storage.setItem('saccade.recent', JSON.stringify([{ key: 'old', name: 'old.png', source: { kind: 'file', name: 'old.png' }, savedAt: 1 }]));
+  assert.deepEqual({ ...loadDraft(storage, 'old'), savedAt: 0 }, { ...draft('old', true, 'x') });
+  assert.equal(listRecent(storage)[0]!.edited, true);
+});
+
+test('decoding again sets the edited text aside; it survives a reload and comes back on restore', () => {
+  const storage = memoryStorage();
+  const first = keeperOn(storage);
+  first.keeper.open(doc, null);
+  first.keeper.changed('# Report\n\nDecoded line.', false);
+  first.keeper.flush();
+  assert.equal(loadDraft(storage, doc.key)?.edited, false);
+  first.keeper.changed('# Report\n\nDecoded line, corrected by me.', true);
+  first.keeper.replaceForDecode();
+  const kept = loadDraft(storage, doc.key)!;
+  assert.deepEqual(kept.setAside.map((v) => v.text), ['# Report\n\nDecoded line, corrected by me.'], 'saved at once, before any new text');
+  assert.equal(first.reports.at(-1)!.setAside.length, 1);
+  first.keeper.changed('# Report\n\nDecoded again.', false);
+  first.keeper.flush();
+  assert.equal(loadDraft(storage, doc.key)!.setAside.length, 1, 'the new decode keeps the set-aside text');
+
+  // A reload: a new keeper over the same storage.
+  const second = keeperOn(storage);
+  second.keeper.open(doc, loadDraft(storage, doc.key));
+  const restored = second.keeper.restore()!;
+  assert.equal(restored.text, '# Report\n\nDecoded line, corrected by me.');
+  assert.equal(restored.edited, true);
+  assert.deepEqual(restored.setAside, [], 'the decoded text it replaced is not kept: decoding brings it back');
+  assert.deepEqual(loadDraft(storage, doc.key), { ...restored, savedAt: loadDraft(storage, doc.key)!.savedAt });
+});
+
+test('restoring over edited text sets that text aside in turn; unedited text is replaced as it is', () => {
+  const { keeper, reports } = keeperOn(memoryStorage());
+  keeper.open(doc, null);
+  keeper.changed('decoded', false);
+  keeper.replaceForDecode();
+  assert.equal(reports.length, 0, 'nothing is set aside (or saved) for text without edits');
+  keeper.changed('first decode + edit A', true);
+  keeper.replaceForDecode();
+  keeper.changed('second decode + edit B', true);
+  const restored = keeper.restore()!;
+  assert.equal(restored.text, 'first decode + edit A');
+  assert.deepEqual(restored.setAside.map((v) => v.text), ['second decode + edit B']);
+  keeper.discard();
+  assert.deepEqual(reports.at(-1)!.setAside, [], 'discarding drops the set-aside text, at the user\'s word');
+});
+
+test('a refused save is reported once, until saving works again; dropped decoded text is named', () => {
+  const storage = memoryStorage();
+  const { keeper, notices } = keeperOn(storage);
+  keeper.open(doc, null);
+  keeper.changed('x'.repeat(200), true);
+  keeper.flush();
+  assert.deepEqual(notices(), []);
+  storage.quota = 100;
+  keeper.changed('y'.repeat(200), true);
+  keeper.flush();
+  keeper.changed('z'.repeat(200), true);
+  keeper.flush();
+  assert.equal(notices().length, 1, 'one notice for a run of refused saves');
+  assert.equal(notices()[0]!.kind, 'error');
+  assert.match(notices()[0]!.text, /The text of scan\.png could not be saved in this browser's storage .* a reload would lose it: export the Markdown/);
+  assert.equal(loadDraft(storage, doc.key)!.text, 'x'.repeat(200), 'the stored draft is the last one storage took');
+
+  storage.quota = Infinity;
+  for (let i = 0; i < MAX_RECENT - 1; i++) saveDraft(storage, draft(`d${i}`, false));
+  keeper.changed('saved again', true);
+  keeper.flush();
+  assert.equal(notices().length, 1, 'a save that goes through after a refusal says nothing more');
+  const other = keeperOn(storage);
+  other.keeper.open({ key: 'new', name: 'new.png', source: { kind: 'file', name: 'new.png' } }, null);
+  other.keeper.changed('new text', false);
+  other.keeper.flush();
+  assert.equal(other.notices().length, 1);
+  assert.match(other.notices()[0]!.text, /dropped the decoded text of d0\.png, which held no edits/);
+});
