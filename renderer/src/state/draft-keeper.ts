@@ -115,9 +115,7 @@ export class DraftKeeper {
 
   /** Saves a pending change now (before the page goes away, or another document comes). */
   flush(): void {
-    if (!this.timer) return;
-    clearTimeout(this.timer);
-    this.save();
+    if (this.timer) this.save();
   }
 
   private draft(): Draft {
@@ -126,6 +124,7 @@ export class DraftKeeper {
   }
 
   private save(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.doc) return;
     const outcome = saveDraft(this.storage, this.draft());
