@@ -87,3 +87,16 @@ test('formats sharp could decode but the app does not take never reach a decoder
     await assert.rejects(openPageSource(new Uint8Array(bytes)), /unsupported file format/, name);
   }
 });
+
+test('a page too complex to draw is stopped at its budget, not drawn for a minute into gigabytes', { timeout: 10_000 }, async () => {
+  // 400,000 one-pixel rectangles: ~1 GB and ~15 s to draw in full.
+  const source = await openPageSource(new Uint8Array(onePagePdf('0 0 1 1 re f\n'.repeat(400_000))), 72, { ms: 60_000, bytes: 64 * 2 ** 20 });
+  try {
+    await assert.rejects(source.render(0), /page 1 of the PDF could not be rendered \(it is too complex: drawing it takes more than 64 MB\)/);
+  } finally {
+    source.close();
+  }
+  const slow = await openPageSource(new Uint8Array(onePagePdf('0 0 1 1 re f\n'.repeat(400_000))), 72, { ms: 200, bytes: 2 ** 30 });
+  await assert.rejects(slow.render(0), /too complex: drawing it takes more than 0.2 s/);
+  slow.close();
+});

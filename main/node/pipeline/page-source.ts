@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { DocumentInfo, PageInfo } from '../../../common/protocol';
 import type { GrayImage } from './gray-image';
 import { largestPdfImage } from './pdf-images';
+import { DEFAULT_RENDER_BUDGET, renderWithin, type RenderBudget } from './pdf-render-budget';
 import { readTiffPages } from './tiff-pages';
 
 export type DocumentFormat = DocumentInfo['format'];
@@ -39,11 +40,11 @@ export function detectFormat(bytes: Uint8Array): DocumentFormat | null {
   return null;
 }
 
-export async function openPageSource(bytes: Uint8Array, dpi = DEFAULT_PDF_DPI): Promise<PageSource> {
+export async function openPageSource(bytes: Uint8Array, dpi = DEFAULT_PDF_DPI, budget = DEFAULT_RENDER_BUDGET): Promise<PageSource> {
   if (bytes.length === 0) throw new Error('the file is empty (0 bytes)');
   const format = detectFormat(bytes);
   if (!format) throw new Error('unsupported file format: expected a PDF, PNG, JPEG or TIFF file');
-  return format === 'pdf' ? openPdf(bytes, dpi) : openRaster(bytes, format);
+  return format === 'pdf' ? openPdf(bytes, dpi, budget) : openRaster(bytes, format);
 }
 
 function scaleToFit(width: number, height: number): number {
@@ -110,7 +111,7 @@ function loadPdfJs(): Promise<PdfJs> {
   return pdfjsPromise;
 }
 
-async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
+async function openPdf(bytes: Uint8Array, dpi: number, budget: RenderBudget): Promise<PageSource> {
   const image = largestPdfImage(bytes);
   if (image && image.width * image.height > MAX_INPUT_PIXELS) {
     const mp = Math.round((image.width * image.height) / 1e6);
@@ -161,7 +162,7 @@ async function openPdf(bytes: Uint8Array, dpi: number): Promise<PageSource> {
     // One canvas per document, resized per page.
     target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
     try {
-      await page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never).promise;
+      await renderWithin(page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never), budget);
       // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
       // never gives back (about one page of RGBA per call).
       const rgba = target.canvas.data();
