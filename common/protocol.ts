@@ -45,6 +45,9 @@ export interface SampleInfo {
   title: string;
 }
 
+/** Documents one session (a window, a browser tab) may hold open in the engine at once. */
+export const MAX_DOCUMENTS_PER_SESSION = 4;
+
 /** Request name -> [params, result]. */
 export interface RequestMap {
   /** `vocab` (token id -> text, '' for special tokens) lets the UI show drafted tokens that were never committed. */
@@ -121,12 +124,34 @@ export interface ResponseMessage {
   error?: string;
 }
 
-export interface EventMessage {
-  kind: 'events';
+/** Events of one decode, sent only to the session that owns the document. */
+export interface EventBatch {
+  /** The document the events belong to; null for what concerns the whole engine (its crash). */
+  docId: string | null;
   events: SessionEvent[];
 }
 
+export interface EventMessage extends EventBatch {
+  kind: 'events';
+}
+
 export type ServerMessage = ResponseMessage | EventMessage;
+
+/**
+ * Browser server -> engine process, over the one Node IPC channel that carries every WebSocket connection:
+ * each connection is a session of its own in the engine, named by a number the server picks. Request ids are
+ * the server's own (unique on the channel), so two pages that both count from 1 never meet.
+ */
+export type HostCommand =
+  | { kind: 'session_request'; session: number; request: RequestMessage }
+  /** The connection closed: its decode stops and its documents are released. */
+  | { kind: 'session_end'; session: number };
+
+/** Engine process -> browser server: a message for one session's connection. */
+export interface HostReply {
+  session: number;
+  message: ServerMessage;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -227,11 +252,12 @@ export function checkServerMessage(msg: unknown): { ok: true; value: ServerMessa
     return { ok: true, value: msg as unknown as ResponseMessage, dropped: [] };
   }
   if (msg.kind !== 'events' || !Array.isArray(msg.events)) return { ok: false, reason: 'kind must be "response" or "events"' };
+  if (msg.docId !== null && typeof msg.docId !== 'string') return { ok: false, reason: 'events need the docId they belong to (or null)' };
   const dropped: string[] = [];
   const events = msg.events.filter((e) => {
     const reason = checkSessionEvent(e);
     if (reason) dropped.push(reason);
     return reason === null;
   }) as SessionEvent[];
-  return { ok: true, value: { kind: 'events', events }, dropped };
+  return { ok: true, value: { kind: 'events', docId: msg.docId, events }, dropped };
 }

@@ -2,9 +2,9 @@
 // over (validated like every other message), and the shell functions of HostShell. Nothing else: no
 // ipcRenderer, no Node. Sandboxed preloads may only import 'electron'; the protocol checks are bundled in.
 import { contextBridge, ipcRenderer } from 'electron';
-import { checkServerMessage, REQUEST_NAMES, type RequestName } from '../../common/protocol';
+import { checkServerMessage, REQUEST_NAMES, type EventBatch, type RequestName } from '../../common/protocol';
 
-type Listener = (events: unknown[]) => void;
+type Listener = (batch: EventBatch) => void;
 const MENU_COMMANDS = new Set(['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme', 'toggle-boxes',
   'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit']);
 
@@ -33,7 +33,8 @@ ipcRenderer.on('engine-port', (event) => {
     }
     const m = checked.value;
     if (m.kind === 'events') {
-      for (const l of listeners) l(m.events);
+      // The port reaches this window's own engine session: its batches name documents of this window only.
+      for (const l of listeners) l({ docId: m.docId, events: m.events });
       return;
     }
     const p = pending.get(m.id);
@@ -49,7 +50,7 @@ ipcRenderer.on('engine-exited', (_event, payload: unknown) => {
   const reason = typeof (payload as { reason?: unknown })?.reason === 'string' ? (payload as { reason: string }).reason : 'the engine process stopped';
   port = null;
   failPending(reason);
-  for (const l of listeners) l([{ type: 'engine_crashed', reason }]);
+  for (const l of listeners) l({ docId: null, events: [{ type: 'engine_crashed', reason }] });
 });
 
 ipcRenderer.on('menu-command', (_event, command: unknown) => {

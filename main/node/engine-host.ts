@@ -1,15 +1,14 @@
-// Entry point of the engine process. Speaks the same message protocol over whichever channel it gets: message
-// ports handed over by Electron main (one per window), or the Node IPC channel of a child process.
-import { checkRequest, type ServerMessage } from '../../common/protocol';
-import { EngineSession } from './engine-session';
+// Entry point of the engine process. Every connection is a session of its own (main/node/session-channel.ts):
+// Electron main hands over one message port per window, and the browser server multiplexes its WebSocket
+// connections over the Node IPC channel of this child process, each tagged with its session number.
+import type { HostCommand, HostReply } from '../../common/protocol';
 import * as pipeline from './pipeline';
-
-interface Channel {
-  send(message: ServerMessage): void;
-}
+import { SessionChannel } from './session-channel';
+import { SharedEngine } from './shared-engine';
 
 interface PortLike {
   on(event: 'message', listener: (e: { data: unknown }) => void): void;
+  on(event: 'close', listener: () => void): void;
   postMessage(message: unknown): void;
   start(): void;
 }
@@ -18,41 +17,37 @@ interface ParentPort {
   on(event: 'message', listener: (e: { data: unknown; ports: PortLike[] }) => void): void;
 }
 
-const channels = new Set<Channel>();
-const session = new EngineSession((events) => {
-  for (const c of channels) c.send({ kind: 'events', events });
-}, pipeline);
-
-async function serve(channel: Channel, raw: unknown): Promise<void> {
-  const checked = checkRequest(raw);
-  if (!checked.ok) {
-    const id = typeof (raw as { id?: unknown })?.id === 'number' ? (raw as { id: number }).id : -1;
-    channel.send({ kind: 'response', id, ok: false, error: `rejected: ${checked.reason}` });
-    return;
-  }
-  const { id } = checked.value;
-  try {
-    channel.send({ kind: 'response', id, ok: true, result: await session.handle(checked.value) });
-  } catch (err) {
-    channel.send({ kind: 'response', id, ok: false, error: err instanceof Error ? err.message : String(err) });
-  }
-}
+const engine = new SharedEngine(pipeline);
 
 const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
 if (parentPort) {
   parentPort.on('message', (e) => {
     const port = e.ports[0];
     if (!port) return;
-    const channel: Channel = { send: (m) => port.postMessage(m) };
-    channels.add(channel);
-    port.on('message', (m) => void serve(channel, m.data));
+    const channel = new SessionChannel(engine, (m) => port.postMessage(m));
+    port.on('message', (m) => void channel.receive(m.data));
+    // A window that closes or reloads drops its port, and with it what its session held.
+    port.on('close', () => channel.end());
     port.start();
   });
 } else {
+  const channels = new Map<number, SessionChannel>();
   // The server may go away mid-decode: stop sending then, and exit rather than decode for nobody.
   // A send racing the disconnect fails with EPIPE; the callback keeps that from becoming an uncaught error.
-  const channel: Channel = { send: (m) => { if (process.connected) process.send?.(m, undefined, undefined, () => undefined); } };
-  channels.add(channel);
-  process.on('message', (m) => void serve(channel, m));
+  const reply = (r: HostReply) => { if (process.connected) process.send?.(r, undefined, undefined, () => undefined); };
+  process.on('message', (command: HostCommand) => {
+    const { session } = command;
+    if (command.kind === 'session_end') {
+      channels.get(session)?.end();
+      channels.delete(session);
+      return;
+    }
+    let channel = channels.get(session);
+    if (!channel) {
+      channel = new SessionChannel(engine, (message) => reply({ session, message }));
+      channels.set(session, channel);
+    }
+    void channel.receive(command.request);
+  });
   process.on('disconnect', () => process.exit(0));
 }

@@ -1,24 +1,15 @@
-// The engine session: answers the renderer's requests and streams decoding events. It runs in its own
-// process (a child of the server, or an Electron utility process) so a native crash never takes a window down.
+// One session of the engine: what one window or browser tab asked for. It answers that connection's requests,
+// streams its decode's events to it alone (each batch naming its document), acts only on the documents it
+// opened, and releases them when the connection goes. Sessions live in the engine process (a child of the
+// server, or an Electron utility process) so a native crash never takes a window down; what they share (the
+// model, the decoder) is the SharedEngine's.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { DecodeOptions, DecodeResult } from '../../common/engine-types';
-import type { DocumentInfo, RequestMessage, RequestMap, RequestName, SampleInfo, SessionEvent } from '../../common/protocol';
-import { defaultModelDir, loadAddon, type NativeAddon, type NativeModel } from './native-addon';
-
-/** The page pipeline (main/node/pipeline): documents in, layout regions and engine events out. */
-export interface OpenedDocument {
-  info: DocumentInfo;
-  close(): void;
-}
-
-export interface PagePipeline {
-  openDocument(name: string, bytes: Uint8Array): Promise<OpenedDocument>;
-  decodeDocument(doc: OpenedDocument, model: NativeModel, options: DecodeOptions, pages: number[] | null,
-    emit: (events: SessionEvent[]) => void, signal: AbortSignal): Promise<DecodeResult & { markdown: string }>;
-  listSamples(): SampleInfo[];
-  readSample(name: string): { name: string; bytes: Uint8Array };
-}
+import {
+  MAX_DOCUMENTS_PER_SESSION, type DocumentInfo, type EventBatch, type RequestMessage, type RequestMap, type RequestName,
+} from '../../common/protocol';
+import { defaultModelDir } from './native-addon';
+import type { OpenedDocument, SharedEngine } from './shared-engine';
 
 type Handler<N extends RequestName> = (params: RequestMap[N][0]) => Promise<RequestMap[N][1]>;
 
@@ -37,20 +28,22 @@ export function readVocab(modelDir: string): string[] | undefined {
 }
 
 export class EngineSession {
-  private addon: NativeAddon | null = null;
-  private model: NativeModel | null = null;
+  /** Only documents this session opened: another session's ids are unknown here, like closed ones. */
   private readonly documents = new Map<string, OpenedDocument>();
+  /** Opens under way count against the cap before their documents exist. */
+  private opening = 0;
   private running: AbortController | null = null;
+  private ended = false;
 
   constructor(
-    private readonly emit: (events: SessionEvent[]) => void,
-    private readonly pipeline: PagePipeline | null,
+    private readonly engine: SharedEngine,
+    private readonly send: (batch: EventBatch) => void,
   ) {}
 
   private readonly handlers: { [N in RequestName]: Handler<N> } = {
     hello: async () => {
-      const addon = this.ensureAddon();
-      const model = await this.ensureModel();
+      const addon = this.engine.nativeAddon();
+      const model = await this.engine.loadedModel();
       const info = model.info();
       const dir = String(info.path ?? info.dir ?? defaultModelDir());
       const engine = addon.info();
@@ -67,9 +60,9 @@ export class EngineSession {
         vocab: readVocab(defaultModelDir()),
       };
     },
-    listSamples: async () => this.ensurePipeline().listSamples(),
+    listSamples: async () => this.engine.pipeline().listSamples(),
     openSample: async ({ name }) => {
-      const sample = this.ensurePipeline().readSample(name);
+      const sample = this.engine.pipeline().readSample(name);
       const doc = await this.open(sample.name, sample.bytes);
       return { doc, bytes: Buffer.from(sample.bytes).toString('base64') };
     },
@@ -79,17 +72,23 @@ export class EngineSession {
       const doc = this.documents.get(docId);
       if (!doc) throw new Error('This document is no longer open in the engine; open it again.');
       if (this.running) throw new Error('A decode is already running; cancel it first.');
-      const pipeline = this.ensurePipeline();
+      const pipeline = this.engine.pipeline();
+      if (!this.engine.claimDecoder(this)) {
+        throw new Error('The engine is decoding a document of another window or tab; decode this one when that has finished.');
+      }
       // Running from the request on: a cancel that comes while the model is still loading (the first decode
       // after an engine restart) must stop this decode, not find nothing to stop.
       const controller = new AbortController();
       this.running = controller;
+      const emit = (events: EventBatch['events']) => { if (!this.ended) this.send({ docId, events }); };
       try {
-        const model = await this.ensureModel();
-        const { regions, cancelled } = await pipeline.decodeDocument(doc, model, options, pages, this.emit, controller.signal);
+        const model = await this.engine.loadedModel();
+        const { regions, cancelled } = await pipeline.decodeDocument(doc, model, options, pages, emit, controller.signal);
         return { regions, cancelled };
       } finally {
         this.running = null;
+        this.engine.releaseDecoder(this);
+        if (this.ended) this.releaseDocuments();
       }
     },
     cancel: async () => {
@@ -110,24 +109,33 @@ export class EngineSession {
     return handler(request.params);
   }
 
+  /** The connection is gone: its decode stops, and its documents are released once nothing uses them. */
+  end(): void {
+    this.ended = true;
+    this.running?.abort();
+    if (!this.running) this.releaseDocuments();
+  }
+
+  private releaseDocuments(): void {
+    for (const doc of this.documents.values()) doc.close();
+    this.documents.clear();
+  }
+
   private async open(name: string, bytes: Uint8Array): Promise<DocumentInfo> {
-    const doc = await this.ensurePipeline().openDocument(name, bytes);
-    this.documents.set(doc.info.docId, doc);
-    return doc.info;
-  }
-
-  private ensurePipeline(): PagePipeline {
-    if (!this.pipeline) throw new Error('The page pipeline is not built yet: this build cannot open documents.');
-    return this.pipeline;
-  }
-
-  private ensureAddon(): NativeAddon {
-    this.addon ??= loadAddon();
-    return this.addon;
-  }
-
-  private async ensureModel(): Promise<NativeModel> {
-    this.model ??= await this.ensureAddon().loadModel(defaultModelDir());
-    return this.model;
+    if (this.documents.size + this.opening >= MAX_DOCUMENTS_PER_SESSION) {
+      throw new Error(`${name}: ${MAX_DOCUMENTS_PER_SESSION} documents are open in this window already; close one first.`);
+    }
+    this.opening++;
+    try {
+      const doc = await this.engine.pipeline().openDocument(name, bytes);
+      if (this.ended) {
+        doc.close();
+        throw new Error(`${name}: the connection closed while the document was opening`);
+      }
+      this.documents.set(doc.info.docId, doc);
+      return doc.info;
+    } finally {
+      this.opening--;
+    }
   }
 }

@@ -1,10 +1,11 @@
-// The browser transport: serves the renderer and bridges a WebSocket to the engine session, so the same UI
-// runs in any browser (used by `npm start` where Electron is absent, and to watch a remote GPU box).
+// The browser transport: serves the renderer and bridges each WebSocket connection to an engine session of its
+// own, so the same UI runs in any browser (used by `npm start` where Electron is absent, and to watch a remote
+// GPU box).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { checkRequest, type ServerMessage } from '../../common/protocol';
+import { WebSocketServer } from 'ws';
+import { checkRequest } from '../../common/protocol';
 import { EngineClient } from './engine-client';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -35,13 +36,12 @@ export function startServer(port: number, host = '127.0.0.1'): Promise<{ server:
     createReadStream(file).pipe(res);
   });
 
-  const sockets = new Set<WebSocket>();
-  const broadcast = (m: ServerMessage) => { for (const s of sockets) s.send(JSON.stringify(m)); };
-  const engine = new EngineClient((events) => broadcast({ kind: 'events', events }));
+  const engine = new EngineClient();
   const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 512 * 1024 * 1024 });
   wss.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    // Its own session: only its documents' events, answers under its own request ids.
+    const connection = engine.connect((message) => socket.send(JSON.stringify(message)));
+    socket.on('close', () => connection.close());
     socket.on('message', async (data) => {
       let parsed: unknown;
       try { parsed = JSON.parse(String(data)); } catch { parsed = null; }
@@ -50,7 +50,7 @@ export function startServer(port: number, host = '127.0.0.1'): Promise<{ server:
         socket.send(JSON.stringify({ kind: 'response', id: -1, ok: false, error: `rejected: ${checked.reason}` }));
         return;
       }
-      socket.send(JSON.stringify(await engine.request(checked.value)));
+      socket.send(JSON.stringify(await connection.request(checked.value)));
     });
   });
   server.on('close', () => engine.close());

@@ -12,7 +12,7 @@ export interface ReplayData {
 
 /** Runs in the page (serialised by Playwright): it may use nothing from outside its body. */
 export function installReplayTransport(data: ReplayData): void {
-  type Listener = (events: unknown[]) => void;
+  type Listener = (batch: { docId: string | null; events: unknown[] }) => void;
   const listeners = new Set<Listener>();
   let cancelled = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -36,8 +36,8 @@ export function installReplayTransport(data: ReplayData): void {
           resolve({ regions: [], cancelled });
           return;
         }
-        const batch = data.decode.batches[i++]!;
-        for (const l of listeners) l(batch);
+        const events = data.decode.batches[i++]!;
+        for (const l of listeners) l({ docId: data.decode.doc.docId, events });
         timer = setTimeout(step, data.batchMs);
       };
       if (timer) clearTimeout(timer);

@@ -38,12 +38,17 @@ test('checkSessionEvent rejects malformed events', () => {
 
 test('checkServerMessage drops malformed events but keeps the good ones of a batch', () => {
   const good = { type: 'progress', docId: 'd', regionsDone: 1, regionsTotal: 2, elapsedMs: 5, remainingMs: 5 };
-  const r = checkServerMessage({ kind: 'events', events: [good, { type: 'progress' }] });
+  const r = checkServerMessage({ kind: 'events', docId: 'd', events: [good, { type: 'progress' }] });
   assert.equal(r.ok, true);
   if (r.ok) {
-    assert.deepEqual(r.value, { kind: 'events', events: [good] });
+    assert.deepEqual(r.value, { kind: 'events', docId: 'd', events: [good] });
     assert.equal(r.dropped.length, 1);
   }
+  const crash = { kind: 'events', docId: null, events: [{ type: 'engine_crashed', reason: 'gone' }] };
+  assert.equal(checkServerMessage(crash).ok, true, 'what concerns the whole engine names no document');
+  const unnamed = checkServerMessage({ kind: 'events', events: [good] });
+  assert.equal(unnamed.ok, false);
+  if (!unnamed.ok) assert.match(unnamed.reason, /docId/);
   assert.equal(checkServerMessage({ kind: 'response', id: 3, ok: false }).ok, false);
   assert.equal(checkServerMessage({ kind: 'response', id: 3, ok: true, result: {} }).ok, true);
   assert.equal(checkServerMessage('hello').ok, false);

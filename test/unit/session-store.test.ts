@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RequestMap, RequestName, SessionEvent } from '../../common/protocol';
+import type { EventBatch, RequestMap, RequestName, SessionEvent } from '../../common/protocol';
 import { createSession } from '../../renderer/src/state/session-store';
 import type { Transport } from '../../renderer/src/transport/transport';
 import { buildSyntheticDecode } from '../support/synthetic-decode';
 
 type Handlers = { [N in RequestName]?: (params: RequestMap[N][0]) => Promise<RequestMap[N][1]> };
 
-/** A transport whose requests are answered by the test; events are pushed by hand. */
+const synthetic = buildSyntheticDecode();
+const page = Buffer.from('not really a png').toString('base64');
+
+/** A transport whose requests are answered by the test; events are pushed by hand, as the synthetic document's. */
 function fakeTransport(handlers: Handlers) {
-  const listeners = new Set<(events: SessionEvent[]) => void>();
+  const listeners = new Set<(batch: EventBatch) => void>();
   const calls: Array<{ name: RequestName; params: unknown }> = [];
   const transport: Transport = {
     kind: 'websocket',
@@ -21,11 +24,9 @@ function fakeTransport(handlers: Handlers) {
     },
     onEvents: (l) => { listeners.add(l); return () => listeners.delete(l); },
   };
-  return { transport, calls, push: (events: SessionEvent[]) => { for (const l of listeners) l(events); } };
+  const push = (events: SessionEvent[], docId: string | null = synthetic.doc.docId) => { for (const l of listeners) l({ docId, events }); };
+  return { transport, calls, push };
 }
-
-const synthetic = buildSyntheticDecode();
-const page = Buffer.from('not really a png').toString('base64');
 
 /** Runs frame callbacks when the test says so, like requestAnimationFrame. */
 function frames() {
@@ -57,6 +58,30 @@ test('opening a sample decodes it, with events applied once per frame', async ()
   assert.equal(decode.options.mode, 'spec');
 });
 
+test('a batch naming another document is not applied, though its region ids are the same', async () => {
+  const fake = fakeTransport({
+    openSample: async () => ({ doc: synthetic.doc, bytes: page }),
+    decode: () => new Promise(() => undefined),
+  });
+  const f = frames();
+  const { store, actions } = createSession(fake.transport, null, f.schedule);
+  void actions.openSample('sample-report.png');
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(store.getState().phase, 'decoding');
+  fake.push(synthetic.batches[0]!);
+  f.run();
+  const run = store.getState().run!;
+  assert.ok(run.regions.size > 0, 'the window\'s own layout is applied');
+  // Another window decoding the same sample: the same region ids and tokens, under its own document id.
+  for (const batch of buildSyntheticDecode({ docId: 'another-window' }).batches.slice(1)) fake.push(batch, 'another-window');
+  f.run();
+  assert.equal(run.tokens, 0);
+  assert.ok([...run.regions.values()].every((r) => r.status === 'pending'));
+  for (const batch of synthetic.batches.slice(1)) fake.push(batch);
+  f.run();
+  assert.ok(run.tokens > 0, 'the window\'s own tokens are applied');
+});
+
 test('a file the engine refuses leaves a clear notice and the previous state', async () => {
   const fake = fakeTransport({ openDocument: async () => { throw new Error('empty.png: the file is empty (0 bytes)'); } });
   const { store, actions } = createSession(fake.transport, null, frames().schedule);
@@ -82,7 +107,7 @@ test('an engine crash keeps the run, and restarting reopens the document and dec
   const opened = actions.openSample('sample-report.png');
   await new Promise((r) => setTimeout(r, 0));
   for (const batch of synthetic.batches.slice(0, 6)) fake.push(batch);
-  fake.push([{ type: 'engine_crashed', reason: 'the engine process was killed by SIGSEGV' }]);
+  fake.push([{ type: 'engine_crashed', reason: 'the engine process was killed by SIGSEGV' }], null);
   f.run();
   await opened;
   assert.equal(store.getState().phase, 'crashed');

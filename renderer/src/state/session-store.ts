@@ -3,7 +3,7 @@
 // follow the token stream subscribe to the store directly instead of re-rendering React on every change.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineInfo } from '../../../common/engine-types';
-import type { DocumentInfo, ModelInfo, SampleInfo, SessionEvent } from '../../../common/protocol';
+import type { DocumentInfo, EventBatch, ModelInfo, SampleInfo } from '../../../common/protocol';
 import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { DecodeRun, type TokenRef } from './decode-run';
@@ -125,13 +125,14 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
   const keeper = new DraftKeeper(storage, ({ setAside, notice }) => store.setState(notice ? { setAside, draftNotice: notice } : { setAside }));
 
-  let queued: SessionEvent[] = [];
+  let queued: EventBatch[] = [];
   let flushPending = false;
   const flush = () => {
     flushPending = false;
-    const events = queued;
-    queued = [];
     const { run } = store.getState();
+    // Only what names this window's run, or the whole engine: a batch of another document is not ours to show.
+    const events = queued.filter((b) => b.docId === null || b.docId === run?.docId).flatMap((b) => b.events);
+    queued = [];
     const crash = events.find((e) => e.type === 'engine_crashed');
     if (run) run.apply(events);
     store.setState((s) => {
@@ -141,8 +142,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       return { revision: s.revision + 1, engineLostDocument: s.doc !== null, ...(interrupted ? { phase: 'crashed' as const, crashReason: crash.reason, notice: null } : {}) };
     });
   };
-  transport.onEvents((events) => {
-    queued.push(...events);
+  transport.onEvents((batch) => {
+    queued.push(batch);
     if (!flushPending) {
       flushPending = true;
       schedule(flush);

@@ -1,11 +1,12 @@
 // The renderer's one way to reach the engine session and the host around it. Two carriers implement it:
 // Electron's preload bridge and a WebSocket to the local server; the UI never knows which one it has.
-import type { RequestMap, RequestName, SessionEvent } from '../../../common/protocol';
+import type { EventBatch, RequestMap, RequestName } from '../../../common/protocol';
 
 export interface Transport {
   readonly kind: 'electron' | 'websocket';
   request<N extends RequestName>(name: N, params: RequestMap[N][0]): Promise<RequestMap[N][1]>;
-  onEvents(listener: (events: SessionEvent[]) => void): () => void;
+  /** Batches of this session's events, each naming its document (null: the whole engine, as a crash). */
+  onEvents(listener: (batch: EventBatch) => void): () => void;
   /** Native menus, dialogs and files; present only inside Electron. */
   readonly shell?: HostShell;
 }

@@ -1,11 +1,11 @@
-import { checkServerMessage, type RequestMap, type RequestName, type ServerMessage, type SessionEvent } from '../../../common/protocol';
+import { checkServerMessage, type EventBatch, type RequestMap, type RequestName, type ServerMessage } from '../../../common/protocol';
 import type { Transport } from './transport';
 
 export class WebSocketTransport implements Transport {
   readonly kind = 'websocket' as const;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private readonly listeners = new Set<(events: SessionEvent[]) => void>();
+  private readonly listeners = new Set<(batch: EventBatch) => void>();
   private readonly ready: Promise<WebSocket>;
 
   constructor(url: string) {
@@ -28,8 +28,8 @@ export class WebSocketTransport implements Transport {
     socket.addEventListener('close', () => {
       for (const p of this.pending.values()) p.reject(new Error('the connection to the engine closed'));
       this.pending.clear();
-      const crashed: SessionEvent = { type: 'engine_crashed', reason: 'the connection to the engine server closed' };
-      for (const l of this.listeners) l([crashed]);
+      const crashed: EventBatch = { docId: null, events: [{ type: 'engine_crashed', reason: 'the connection to the engine server closed' }] };
+      for (const l of this.listeners) l(crashed);
     });
   }
 
@@ -42,14 +42,14 @@ export class WebSocketTransport implements Transport {
     });
   }
 
-  onEvents(listener: (events: SessionEvent[]) => void): () => void {
+  onEvents(listener: (batch: EventBatch) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   private receive(message: ServerMessage): void {
     if (message.kind === 'events') {
-      for (const l of this.listeners) l(message.events);
+      for (const l of this.listeners) l({ docId: message.docId, events: message.events });
       return;
     }
     const p = this.pending.get(message.id);
