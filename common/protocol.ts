@@ -45,6 +45,9 @@ export interface SampleInfo {
   title: string;
 }
 
+/** The largest file the app opens; what the browser server lets one upload message carry follows from it. */
+export const MAX_DOCUMENT_BYTES = 200 * 1024 * 1024;
+
 /** Documents one session (a window, a browser tab) may hold open in the engine at once. */
 export const MAX_DOCUMENTS_PER_SESSION = 4;
 

@@ -6,6 +6,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
 import { appFile } from './app-files';
 import { buildMenu } from './app-menu';
 import { denyWebPermissions, restrictContents } from './contents-policy';
@@ -18,7 +19,6 @@ const CSP = [
   "font-src 'self' data:", "worker-src 'self' blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-const MAX_FILE_BYTES = 200 * 1024 * 1024;
 const DOCUMENT_FILTERS = [{ name: 'Documents', extensions: ['pdf', 'png', 'jpg', 'jpeg', 'tif', 'tiff'] }];
 
 protocol.registerSchemesAsPrivileged([
@@ -71,7 +71,7 @@ async function openPath(path: string): Promise<void> {
     // A folder, a device or a pipe would be read forever or fail obscurely.
     if (!info.isFile()) throw new Error('it is not a regular file');
     const size = info.size;
-    if (size > MAX_FILE_BYTES) throw new Error(`it is ${(size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_FILE_BYTES / 2 ** 20} MB`);
+    if (size > MAX_DOCUMENT_BYTES) throw new Error(`it is ${(size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB`);
     const bytes = new Uint8Array(await readFile(path));
     const win = await windowForNewDocument();
     win.webContents.send('open-file', { name: basename(path), bytes });

@@ -1,70 +1,140 @@
 // The browser transport: serves the renderer and bridges each WebSocket connection to an engine session of its
-// own, so the same UI runs in any browser (used by `npm start` where Electron is absent, and to watch a remote
-// GPU box).
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
-import { WebSocketServer } from 'ws';
-import { checkRequest } from '../../common/protocol';
-import { EngineClient } from './engine-client';
+// own, so the same UI runs in a browser (used by `npm start` where Electron is absent). It answers only its own
+// page on loopback, holding the printed launch token (main/node/loopback-guard.ts, docs/threat-model.md), and
+// nothing a client sends may stop it.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { join } from 'node:path';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { checkRequest, MAX_DOCUMENT_BYTES, type ResponseMessage } from '../../common/protocol';
+import { EngineClient, type EngineConnection, type EngineConnector } from './engine-client';
+import { LoopbackGuard, requestTarget } from './loopback-guard';
+import { refuse, serveFile } from './static-files';
+import { UploadBudget } from './upload-budget';
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
-  '.png': 'image/png', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.ttf': 'font/ttf', '.wasm': 'application/wasm',
-  '.mjs': 'text/javascript',
-};
+/** The largest message the app sends: a document of MAX_DOCUMENT_BYTES, base64 in its JSON request. */
+export const MAX_MESSAGE_BYTES = 4 * Math.ceil(MAX_DOCUMENT_BYTES / 3) + 64 * 1024;
 
-const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-  "font-src 'self' data:", "worker-src 'self' blob:", "connect-src 'self' ws: wss:",
-].join('; ');
+export interface ServerLimits {
+  /** Per message: ws refuses a bigger frame from its header, before buffering it. */
+  maxMessageBytes: number;
+  /** Over every connection together, from arrival until the engine has answered (upload-budget.ts). */
+  maxBytesInFlight: number;
+}
 
-export function startServer(port: number, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
-  const root = join(__dirname, '..', 'renderer');
+/** Two documents on their way at once (two tabs opening files), not more. */
+const DEFAULT_LIMITS: ServerLimits = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBytesInFlight: 2 * MAX_MESSAGE_BYTES };
+
+export interface ServerOptions {
+  port: number;
+  /** A loopback address: the server is for the browser on this machine only. */
+  host?: '127.0.0.1' | '::1';
+  /** The built renderer (out/renderer). */
+  rendererRoot?: string;
+  engine?: EngineConnector;
+  limits?: ServerLimits;
+}
+
+export interface RunningServer {
+  server: Server;
+  /** The address to open, with the launch token the page passes on to its socket. */
+  url: string;
+  token: string;
+}
+
+const byteLength = (data: RawData) => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength);
+
+function rejectUpgrade(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** The engine's answer to one message, or the reason the message is not a request. */
+async function answer(connection: EngineConnection, data: RawData): Promise<ResponseMessage> {
+  let parsed: unknown = null;
+  try { parsed = JSON.parse(String(data)); } catch { /* rejected below as not an object */ }
+  const checked = checkRequest(parsed);
+  if (checked.ok) return connection.request(checked.value);
+  const id = typeof (parsed as { id?: unknown })?.id === 'number' ? (parsed as { id: number }).id : -1;
+  return { kind: 'response', id, ok: false, error: `rejected: ${checked.reason}` };
+}
+
+function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector, budget: UploadBudget): void {
+  const connection = engine.connect((message) => socket.send(JSON.stringify(message)));
+  // Cut off at once: a graceful close would still buffer the rest of the message it is sending.
+  const bytes = budget.watch(stream, () => socket.terminate());
+  // ws reports a protocol error (an oversized or malformed frame) here and closes the connection itself;
+  // without a listener the error would be thrown and stop the server.
+  socket.on('error', (err) => console.error(`saccade: closed a WebSocket connection: ${err.message}`));
+  socket.on('close', () => {
+    bytes.stop();
+    connection.close();
+  });
+  socket.on('message', (data) => {
+    // A connection cut off for the budget may still hand over the message that passed it: not for the engine.
+    if (socket.readyState !== socket.OPEN) return;
+    const settle = bytes.messageArrived(byteLength(data));
+    answer(connection, data)
+      .then((response) => socket.send(JSON.stringify(response)))
+      .catch((err: unknown) => console.error(`saccade: could not answer a request: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(settle);
+  });
+}
+
+export function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const root = options.rendererRoot ?? join(__dirname, '..', 'renderer');
+  const engine = options.engine ?? new EngineClient();
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const budget = new UploadBudget(limits.maxBytesInFlight);
+  // Set once listening: the guard checks the port actually bound (a port of 0 picks a free one).
+  let guard: LoopbackGuard | null = null;
+
   const server = createServer((req, res) => {
-    const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = normalize(join(root, urlPath === '/' ? 'index.html' : urlPath));
-    if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end('not found');
-      return;
+    try {
+      const target = requestTarget(req);
+      const ownHost = guard?.ownHost(req);
+      if (!guard || !ownHost || !guard.originAllowed(req, ownHost)) return refuse(res, 403, 'forbidden');
+      if (!target) return refuse(res, 400, 'malformed request target');
+      serveFile(root, req, res, target, ownHost);
+    } catch (err) {
+      console.error(`saccade: a request failed: ${err instanceof Error ? err.message : String(err)}`);
+      refuse(res, 500, 'internal error');
     }
-    res.writeHead(200, {
-      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-security-policy': CSP,
-      'x-content-type-options': 'nosniff',
-    });
-    createReadStream(file).pipe(res);
   });
 
-  const engine = new EngineClient();
-  const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 512 * 1024 * 1024 });
-  wss.on('connection', (socket) => {
-    // Its own session: only its documents' events, answers under its own request ids.
-    const connection = engine.connect((message) => socket.send(JSON.stringify(message)));
-    socket.on('close', () => connection.close());
-    socket.on('message', async (data) => {
-      let parsed: unknown;
-      try { parsed = JSON.parse(String(data)); } catch { parsed = null; }
-      const checked = checkRequest(parsed);
-      if (!checked.ok) {
-        socket.send(JSON.stringify({ kind: 'response', id: -1, ok: false, error: `rejected: ${checked.reason}` }));
-        return;
-      }
-      socket.send(JSON.stringify(await connection.request(checked.value)));
-    });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A client that resets mid-handshake must not become an uncaught error.
+    socket.on('error', () => socket.destroy());
+    const target = requestTarget(req);
+    const ownHost = guard?.ownHost(req);
+    if (!guard || !ownHost || !guard.originAllowed(req, ownHost) || !target || !guard.tokenMatches(target)) {
+      return rejectUpgrade(socket, '403 Forbidden');
+    }
+    if (target.pathname !== '/ws') return rejectUpgrade(socket, '404 Not Found');
+    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, socket, engine, budget));
   });
   server.on('close', () => engine.close());
 
-  return new Promise((resolve) => {
-    server.listen(port, host, () => {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
       const addr = server.address();
-      const actual = typeof addr === 'object' && addr ? addr.port : port;
-      resolve({ server, url: `http://${host}:${actual}/` });
+      const port = typeof addr === 'object' && addr ? addr.port : options.port;
+      guard = new LoopbackGuard(port);
+      const origin = host === '::1' ? `http://[::1]:${port}` : `http://${host}:${port}`;
+      resolve({ server, url: `${origin}/?token=${guard.token}`, token: guard.token });
     });
   });
 }
 
 if (require.main === module) {
   const port = Number(process.env.SACCADE_PORT ?? 5417);
-  void startServer(port).then(({ url }) => console.log(`Saccade is serving its UI at ${url}`));
+  startServer({ port }).then(
+    ({ url }) => console.log(`Saccade is serving its UI at ${url}`),
+    (err: unknown) => {
+      console.error(`saccade: cannot serve on 127.0.0.1:${port}: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
 }

@@ -1,4 +1,4 @@
-// Starts the real built server (`npm start`'s browser fallback) on a free port and returns its URL.
+// Starts the real built server (`npm start`'s browser fallback) on a free port and returns the URL it prints.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -20,7 +20,8 @@ export function startApp(env: Record<string, string> = {}): Promise<RunningApp> 
     const timer = setTimeout(() => reject(new Error(`no URL printed by npm start; output: ${out}`)), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      // The printed address carries the launch token the page needs to reach the engine.
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\s/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       resolve({

@@ -4,7 +4,8 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env.SACCADE_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: further command-line switches (a test's host-resolver rules). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set SACCADE_CHROMIUM.`);
   }
@@ -12,6 +13,6 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }

@@ -1,18 +1,17 @@
 // The user's commands, shared by the toolbar, keyboard shortcuts, Electron menus and drag and drop.
+import { MAX_DOCUMENT_BYTES } from '../../../common/protocol';
 import type { Session } from '../state/session-store';
 import { editorHandle } from '../editor/editor-handle';
 import { exportName } from '../state/markdown-layout';
 import type { ShellCommand, Transport } from '../transport/transport';
 
-/** Largest file the app sends to the engine; bigger ones are refused before their bytes are read. */
-export const MAX_FILE_BYTES = 200 * 1024 * 1024;
-
 export function createCommands(session: Session, transport: Transport, pickFile: () => void) {
   const { store, actions } = session;
 
   const openFile = async (file: File) => {
-    if (file.size > MAX_FILE_BYTES) {
-      store.setState({ notice: { kind: 'error', text: `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_FILE_BYTES / 2 ** 20} MB.` } });
+    // Refused before its bytes are read; the browser server would refuse the upload too (main/node/server.ts).
+    if (file.size > MAX_DOCUMENT_BYTES) {
+      store.setState({ notice: { kind: 'error', text: `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB.` } });
       return;
     }
     await actions.openFile(file.name, new Uint8Array(await file.arrayBuffer()));

@@ -11,5 +11,7 @@ declare global {
 export function connect(): Transport {
   if (window.saccade) return window.saccade;
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return new WebSocketTransport(`${scheme}://${location.host}/ws`);
+  // The server opens its socket only to the page that holds the token it printed in this page's address.
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  return new WebSocketTransport(`${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`);
 }

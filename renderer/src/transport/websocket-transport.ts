@@ -12,7 +12,8 @@ export class WebSocketTransport implements Transport {
     const socket = new WebSocket(url);
     this.ready = new Promise((resolve, reject) => {
       socket.addEventListener('open', () => resolve(socket));
-      socket.addEventListener('error', () => reject(new Error(`cannot reach the engine at ${url}`)));
+      // The address without its query: the launch token stays out of what the page shows.
+      socket.addEventListener('error', () => reject(new Error(`cannot reach the engine at ${url.split('?')[0]}: open the address npm start printed, token included`)));
     });
     socket.addEventListener('message', (e) => {
       let parsed: unknown = null;

@@ -1,0 +1,161 @@
+// The browser server in process, with a stand-in engine whose answers the test releases: what reaches which
+// connection, and how much upload memory the connections together may hold.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import WebSocket from 'ws';
+import type { EventMessage, RequestMessage, ResponseMessage } from '../../common/protocol';
+import { EngineSocket, servedAddress, type ServedAddress } from '../../test/support/engine-socket';
+import type { EngineConnector } from './engine-client';
+import { startServer, type ServerLimits } from './server';
+
+interface FakeConnection {
+  onEvents(m: EventMessage): void;
+  requests: RequestMessage[];
+  /** Answers the connection's oldest unanswered request. */
+  answer(): void;
+  closed: boolean;
+}
+
+/** An engine that holds every request until the test answers it. */
+function heldEngine() {
+  const connections: FakeConnection[] = [];
+  const engine: EngineConnector = {
+    connect(onEvents) {
+      const waiting: Array<{ id: number; resolve(m: ResponseMessage): void }> = [];
+      const c: FakeConnection = {
+        onEvents, requests: [], closed: false,
+        answer: () => {
+          const next = waiting.shift();
+          next?.resolve({ kind: 'response', id: next.id, ok: true, result: {} });
+        },
+      };
+      connections.push(c);
+      return {
+        request: (message) => new Promise((resolve) => { c.requests.push(message); waiting.push({ id: message.id, resolve }); }),
+        close: () => { c.closed = true; },
+      };
+    },
+    close: () => undefined,
+  };
+  return { engine, connections };
+}
+
+async function serve(t: TestContext, limits?: ServerLimits) {
+  const root = mkdtempSync(join(tmpdir(), 'saccade-renderer-'));
+  writeFileSync(join(root, 'index.html'), '<!doctype html><title>Saccade</title>');
+  const fake = heldEngine();
+  const { server, url } = await startServer({ port: 0, rendererRoot: root, engine: fake.engine, ...(limits ? { limits } : {}) });
+  // A test that fails with sockets still open must end too: close waits for every connection.
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => sockets.add(s));
+  t.after(() => new Promise((resolve) => {
+    for (const s of sockets) s.destroy();
+    server.close(resolve);
+  }));
+  return { address: servedAddress(url), ...fake };
+}
+
+async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not hold within 10 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** An openDocument request whose JSON is about `size` bytes. */
+const upload = (id: number, size: number) =>
+  JSON.stringify({ kind: 'request', id, name: 'openDocument', params: { name: 'scan.png', bytes: 'A'.repeat(size) } });
+
+/** A raw socket (the helper's requests wait for answers this engine holds back). */
+function rawSocket(address: ServedAddress): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${address.port}/ws?token=${address.token}`);
+  return new Promise((resolve, reject) => { ws.once('open', () => resolve(ws)); ws.once('error', reject); });
+}
+
+const closeCode = (ws: WebSocket) => new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+
+test('events reach only the connection whose engine session sent them', async (t) => {
+  const { address, connections } = await serve(t);
+  const user = await EngineSocket.open(address);
+  const other = await EngineSocket.open(address);
+  await until(() => connections.length === 2);
+  connections[0]!.onEvents({ kind: 'events', docId: 'd1', events: [{ type: 'progress', docId: 'd1', regionsDone: 1, regionsTotal: 2, elapsedMs: 5, remainingMs: 5 }] });
+  await user.firstEvents();
+  assert.deepEqual(user.events.map((m) => m.docId), ['d1']);
+  assert.deepEqual(other.events, []);
+  await user.close();
+  await until(() => connections[0]!.closed);
+  assert.equal(connections[1]!.closed, false, 'closing one socket ends only its session');
+  await other.close();
+});
+
+test('a malformed message is answered under its own id, and the connection stays usable', async (t) => {
+  const { address, connections } = await serve(t);
+  const ws = await rawSocket(address);
+  const reply = new Promise<ResponseMessage>((resolve) => ws.once('message', (d) => resolve(JSON.parse(String(d)) as ResponseMessage)));
+  ws.send(JSON.stringify({ kind: 'request', id: 7, name: 'format', params: {} }));
+  assert.deepEqual(await reply, { kind: 'response', id: 7, ok: false, error: 'rejected: unknown request "format"' });
+  ws.send('not json');
+  ws.send(JSON.stringify({ kind: 'request', id: 8, name: 'listSamples', params: {} }));
+  await until(() => connections[0]?.requests.length === 1);
+  assert.equal(connections[0]!.requests[0]!.id, 8);
+  ws.terminate();
+});
+
+test('a message over the per-message cap closes that connection only', async (t) => {
+  const { address, connections } = await serve(t, { maxMessageBytes: 64 * 1024, maxBytesInFlight: 1024 * 1024 });
+  const big = await rawSocket(address);
+  const small = await rawSocket(address);
+  const closed = closeCode(big);
+  big.send(upload(1, 65 * 1024));
+  assert.equal(await closed, 1009);
+  small.send(upload(1, 1024));
+  await until(() => connections[1]?.requests.length === 1);
+  small.terminate();
+});
+
+test('uploads in flight across connections are bounded until the engine has answered them', async (t) => {
+  const MiB = 1024 * 1024;
+  const { address, connections } = await serve(t, { maxMessageBytes: MiB, maxBytesInFlight: 1.5 * MiB });
+  const first = await rawSocket(address);
+  const second = await rawSocket(address);
+  first.send(upload(1, 0.9 * MiB));
+  await until(() => connections[0]?.requests.length === 1);
+  // The first upload is still with the engine: a second one would pass the bound, so its connection is cut.
+  const cut = closeCode(second);
+  second.send(upload(1, 0.9 * MiB));
+  assert.equal(await cut, 1006);
+  assert.equal(connections[1]!.requests.length, 0);
+
+  const answered = new Promise((resolve) => first.once('message', resolve));
+  connections[0]!.answer();
+  await answered;
+  // Answered, the first upload no longer counts: the next one goes through.
+  const third = await rawSocket(address);
+  third.send(upload(1, 0.9 * MiB));
+  await until(() => connections[2]?.requests.length === 1);
+  first.terminate();
+  third.terminate();
+});
+
+test('a message that completes in the chunk that passes the bound is not handed to the engine', async (t) => {
+  const first = upload(1, 100 * 1024);
+  // The held upload as the budget counts it (its frame: payload, a 64-bit length and the mask key), and room
+  // for less than the small message that follows, which arrives in one chunk.
+  const held = Buffer.byteLength(first) + 14;
+  const { address, connections } = await serve(t, { maxMessageBytes: 1024 * 1024, maxBytesInFlight: held + 50 });
+  const holder = await rawSocket(address);
+  holder.send(first);
+  await until(() => connections[0]?.requests.length === 1);
+  const late = await rawSocket(address);
+  const cut = closeCode(late);
+  late.send(JSON.stringify({ kind: 'request', id: 1, name: 'listSamples', params: {} }));
+  assert.equal(await cut, 1006);
+  assert.equal(connections[1]!.requests.length, 0);
+  holder.terminate();
+});
