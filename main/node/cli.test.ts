@@ -5,12 +5,12 @@
 // Bad options and outputs stop it before any work, with one line and exit status 2.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { parseArgs } from './cli';
+import { parseArgs, readInput } from './cli';
 import { addonPath, maxThreads } from './native-addon';
 
 const ROOT = join(__dirname, '..', '..');
@@ -108,6 +108,20 @@ test('ocr CLI options: every number is read strictly and within its bounds', () 
   ];
   for (const [option, value, message] of refused) assert.throws(() => parseArgs(['a.png', option, value]), message, `${option} ${value}`);
   assert.throws(() => parseArgs(['a.png', '--threads']), /--threads needs a value/);
+});
+
+test('ocr CLI inputs: what is not a regular file, or is over 200 MB, is refused before it is read', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'saccade-cli-inputs-'));
+  const big = join(dir, 'big.pdf');
+  writeFileSync(big, '');
+  // Sparse: no data written, so the test costs no disk; reading it would still take 201 MB of memory.
+  truncateSync(big, 201 * 2 ** 20);
+  assert.throws(() => readInput(big), /^Error: it is 201 MB; the largest file Saccade opens is 200 MB$/);
+  assert.throws(() => readInput(dir), /^Error: not a regular file$/);
+  assert.throws(() => readInput('/dev/zero'), /^Error: not a regular file$/);
+  assert.throws(() => readInput(join(dir, 'missing.png')), /^Error: no such file$/);
+  writeFileSync(join(dir, 'small.png'), 'x');
+  assert.equal(readInput(join(dir, 'small.png')).length, 1);
 });
 
 function runCli(args: string[]) {

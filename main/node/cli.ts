@@ -2,9 +2,10 @@
 // scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. Options and
 // outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
 // reported on one line and the batch goes on; the exit status says whether every file succeeded.
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
+import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultModelDir, loadAddon, maxThreads } from './native-addon';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
@@ -78,16 +79,22 @@ export function parseArgs(argv: string[]): CliArgs {
   return args;
 }
 
-/** One input's bytes; what is not a regular file (a folder, /dev/zero, a pipe) is refused before reading. */
-function readInput(file: string): Uint8Array {
-  let isFile: boolean;
+/**
+ * One input's bytes. What is not a regular file (a folder, /dev/zero, a pipe) or is larger than the app opens
+ * is refused before it is read.
+ */
+export function readInput(file: string): Uint8Array {
+  let stat: Stats;
   try {
-    isFile = statSync(file).isFile();
+    stat = statSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message);
   }
-  if (!isFile) throw new Error('not a regular file');
+  if (!stat.isFile()) throw new Error('not a regular file');
+  if (stat.size > MAX_DOCUMENT_BYTES) {
+    throw new Error(`it is ${(stat.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB`);
+  }
   return new Uint8Array(readFileSync(file));
 }
 
