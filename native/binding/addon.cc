@@ -56,7 +56,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("hiddenSize", m.cfg.text.hidden_size);
     o.Set("diffusionBlockSize", m.cfg.diffusion_block_size);
     o.Set("mtpHead", bool(m.mtp));
-    o.Set("maxImageTokens", m.cfg.image.max_image_tokens);
+    o.Set("maxImageTokens", m.cfg.vision.line ? m.cfg.image.max_width / m.cfg.image.column : m.cfg.image.max_image_tokens);
     return o;
   }
 

@@ -9,6 +9,7 @@
 #include "decode/engine.h"
 #include "model/decoder.h"
 #include "model/image_preprocess.h"
+#include "model/line_encoder.h"
 #include "model/vision.h"
 #include "test.h"
 #include "tiny_checkpoint.h"
@@ -108,30 +109,56 @@ struct NullSink final : EventSink {
 
 }  // namespace
 
+// Relative to the reference's own scale: trained layers' outputs can sit far from unit RMS.
+float relative_diff(const std::vector<float>& got, const std::vector<float>& ref) {
+  float scale = 1e-6f;
+  for (float v : ref) scale = std::max(scale, std::fabs(v));
+  return max_abs_diff(got.data(), ref.data(), got.size()) / scale;
+}
+
+std::vector<float> download(Model& m, const Buffer& b) {
+  std::vector<float> v(b.size());
+  m.backend->download(v.data(), b.data(), v.size());
+  return v;
+}
+
 TEST(golden_preprocessing_and_vision_match_reference) {
   for_each_region([](Golden& g, const std::string& name, const Json& e, const RegionInput& in) {
     const ModelConfig& c = g.model->cfg;
-    int W, H;
-    target_size(c, in.width, in.height, &W, &H);
+    PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
     const auto ps = e.at("pixels", "").at("shape", "pixels").items("shape");
-    CHECK_MSG(H == ps[0].integer("H") && W == ps[1].integer("W"), name << " size " << W << "x" << H);
-    std::vector<float> px = resize_bilinear(in.pixels.data(), in.width, in.height, W, H);
-    for (float& v : px) v = (v / 255.0f - c.image.mean) / c.image.std;
+    CHECK_MSG(im.height == ps[0].integer("H") && im.width == ps[1].integer("W"),
+              name << " size " << im.width << "x" << im.height);
+    std::vector<float> px = im.pixels;
+    if (!c.vision.line) {
+      px = resize_bilinear(in.pixels.data(), in.width, in.height, im.width, im.height);
+      for (float& v : px) v = (v / 255.0f - c.image.mean) / c.image.std;
+    }
     const auto ref_px = read_f32(g, e.at("pixels", ""), px.size());
     const float dp = max_abs_diff(px.data(), ref_px.data(), px.size());
     CHECK_MSG(dp < 1e-4f, name << " pixels differ by " << dp);  // downscaling differs from torch by ~1e-5
 
-    PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
     Buffer emb = encode_image(*g.model, im);
-    std::vector<float> got(emb.size());
-    g.model->backend->download(got.data(), emb.data(), got.size());
-    const auto ref = read_f32(g, e.at("image_embeds", ""), got.size());
-    // Relative to the embeddings' own scale: a trained merger's output can sit far from unit RMS.
-    float scale = 1e-6f;
-    for (float v : ref) scale = std::max(scale, std::fabs(v));
-    const float d = max_abs_diff(got.data(), ref.data(), got.size()) / scale;
+    const std::vector<float> got = download(*g.model, emb);
+    const float d = relative_diff(got, read_f32(g, e.at("image_embeds", ""), got.size()));
     std::printf("     %s image_embeds max |diff| / max |ref| %.2e\n", name.c_str(), double(d));
     CHECK_MSG(d < 1e-4f, name << " image_embeds differ by " << d << " of their largest value");
+  });
+}
+
+// Format 4: the pretrained line encoder's features and CTC logits against the PyTorch reference.
+TEST(golden_line_encoder_matches_reference) {
+  if (!golden()->model->line) throw sctest::Skip("the checkpoint has no line encoder");
+  for_each_region([](Golden& g, const std::string& name, const Json& e, const RegionInput& in) {
+    PreparedImage im = prepare_image(g.model->cfg, in.pixels.data(), in.width, in.height);
+    LineFeatures f = line_encoder(*g.model, im);
+    const std::vector<float> backbone = download(*g.model, f.backbone), neck = download(*g.model, f.neck);
+    const float db = relative_diff(backbone, read_f32(g, e.at("line_backbone", ""), backbone.size()));
+    const float dn = relative_diff(neck, read_f32(g, e.at("line_neck", ""), neck.size()));
+    const float dc = relative_diff(f.ctc_logits, read_f32(g, e.at("line_ctc_logits", ""), f.ctc_logits.size()));
+    std::printf("     %s line encoder backbone %.2e neck %.2e ctc logits %.2e of their largest value\n", name.c_str(),
+                double(db), double(dn), double(dc));
+    CHECK_MSG(db < 1e-4f && dn < 1e-4f && dc < 1e-4f, name << " line encoder differs from the reference");
   });
 }
 

@@ -100,6 +100,27 @@ class Backend {
   virtual void gelu(float* x, size_t n) = 0;
   virtual void add(float* x, const float* y, size_t n) = 0;  // x += y
   virtual void attention(const AttentionArgs& a) = 0;
+
+  // The line encoder's ops (format 4), over row-major [H, W, C] images or [rows, dim] matrices.
+  // Depthwise k x k convolution, stride (sy, sx), zero padding k / 2: w [C, k, k], bias [C];
+  // dst [ceil(H / sy), ceil(W / sx), C].
+  virtual void depthwise_conv(const float* src, int H, int W, int C, int k, int sy, int sx, const float* w,
+                              const float* bias, float* dst) = 0;
+  // Windows of k rows along a line, zero padding k / 2: src [T, C] -> dst [T, k * C] in (kx, c) order, so that a
+  // 1 x k convolution is then linear().
+  virtual void line_windows(const float* src, int T, int C, int k, float* dst) = 0;
+  // x = s2 * hardswish(s1 * x + b1) + b2 in place (PaddleOCR's learnable affines around hardswish).
+  virtual void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) = 0;
+  virtual void silu(float* x, size_t n) = 0;
+  virtual void relu(float* x, size_t n) = 0;
+  // LayerNorm over rows of length dim: y = (x - mean) / sqrt(var + eps) * w + b
+  virtual void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y) = 0;
+  // out[c] = mean over rows of x[:, c], each column summed in row order.
+  virtual void column_mean(const float* x, int rows, int dim, float* out) = 0;
+  // x[r, c] *= hardsigmoid(s[c]) = min(max(s[c] + 3, 0), 6) / 6
+  virtual void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) = 0;
+  // Mean over kh x kw windows, stride = window, no padding: src [H, W, C] -> dst [H / kh, W / kw, C].
+  virtual void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) = 0;
 };
 
 struct BackendOptions {

@@ -34,7 +34,7 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   rows_ = im.rows;
   cols_ = im.cols;
   n_img_ = rows_ * cols_;
-  image_embeds_ = encode_image(m, im);
+  image_embeds_ = encode_image(m, im, &reading_);
   stats_.encode_ms = now_ms() - t0;
 
   text_slot_ = 1 + n_img_;
@@ -71,6 +71,10 @@ Pos3 Sequence::pos_of(int slot) const {
   if (slot == 0) return {0, 0, 0};
   if (slot < text_slot_) {
     const int i = slot - 1;
+    if (!reading_.empty()) {  // a line model's image tokens sit at p + their reading index (docs/model-format.md)
+      const int p = text_pos_ + reading_[size_t(i)];
+      return {p, p, p};
+    }
     return {1, 1 + i / cols_, 1 + i % cols_};
   }
   const int p = text_pos_ + (slot - text_slot_);

@@ -83,6 +83,7 @@ class Sequence {
   Decoder& dec_;
   std::string id_, kind_;
   int rows_ = 0, cols_ = 0, n_img_ = 0, text_slot_ = 0, text_pos_ = 0;
+  std::vector<int> reading_;  // per image token, its reading index; empty: grid positions
   int max_new_ = 0, max_text_slots_ = 0;
   Buffer image_embeds_;
   std::vector<float> prefill_hidden_;

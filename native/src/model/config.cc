@@ -1,5 +1,7 @@
 #include "model/config.h"
 
+#include <algorithm>
+
 namespace saccade {
 
 namespace {
@@ -20,6 +22,94 @@ float get_float(const Json& obj, const std::string& key, const std::string& path
   return float(v);
 }
 
+void parse_vit_vision(const Json& v, int version, VisionConfig* out) {
+  const std::string vp = "vision_config";
+  out->patch_size = get_int(v, "patch_size", vp, 1, 64);
+  out->in_channels = get_int(v, "in_channels", vp, 1, 4);
+  out->hidden_size = get_int(v, "hidden_size", vp, 1, 8192);
+  out->num_layers = get_int(v, "num_layers", vp, 0, 256);
+  out->num_heads = get_int(v, "num_heads", vp, 1, 256);
+  out->intermediate_size = get_int(v, "intermediate_size", vp, 1, 65536);
+  out->merge_size = get_int(v, "merge_size", vp, 1, 8);
+  out->rms_norm_eps = get_float(v, "rms_norm_eps", vp, 0, 1);
+  out->rope_theta = get_float(v, "rope_theta", vp, 1, 1e9);
+  if (out->hidden_size % out->num_heads != 0 || out->head_dim() % 4 != 0)
+    throw EngineError("vision_config: hidden_size / num_heads must be a multiple of 4");
+  if (const Json* stem = v.find("stem_channels")) {
+    if (version < 3) throw EngineError("vision_config.stem_channels needs format_version 3");
+    for (const Json& ch : stem->items("vision_config.stem_channels")) {
+      const int64_t n = ch.integer("vision_config.stem_channels");
+      if (n < 1 || n > 4096) throw EngineError("vision_config.stem_channels out of range");
+      out->stem_channels.push_back(int(n));
+    }
+    const size_t convs = out->stem_channels.size();
+    if (convs == 0 || convs > 6 || (1 << convs) != out->patch_size)
+      throw EngineError("vision_config.stem_channels: 2^(number of convolutions) must equal patch_size");
+  }
+}
+
+void parse_line_vision(const Json& v, VisionConfig* out) {
+  const std::string vp = "vision_config";
+  if (v.at("type", vp).str("vision_config.type") != "pp_ocr_line")
+    throw EngineError("vision_config.type must be pp_ocr_line in format_version 4");
+  out->line = true;
+  LineEncoderConfig& e = out->encoder;
+  const Json& enc = v.at("encoder", vp);
+  const std::string ep = "vision_config.encoder";
+  e.stem_channels = get_int(enc, "stem_channels", ep, 1, 1024);
+  int channels = e.stem_channels, height = 24;  // the stem halves the 48-pixel line
+  for (const Json& b : enc.at("blocks", ep).items(ep + ".blocks")) {
+    const std::string bp = ep + ".blocks";
+    LineBlockConfig block{};
+    block.in = get_int(b, "in", bp, 1, 4096);
+    block.out = get_int(b, "out", bp, 1, 4096);
+    block.kernel = get_int(b, "kernel", bp, 1, 7);
+    const auto& stride = b.at("stride", bp).items(bp + ".stride");
+    if (stride.size() != 2) throw EngineError(bp + ".stride: expected 2 entries");
+    block.stride_h = int(stride[0].integer(bp + ".stride"));
+    block.stride_w = int(stride[1].integer(bp + ".stride"));
+    block.se = b.at("se", bp).boolean(bp + ".se");
+    if (block.kernel % 2 == 0 || block.in != channels || block.stride_h < 1 || block.stride_h > 2 ||
+        block.stride_w < 1 || block.stride_w > 2)
+      throw EngineError(bp + ": each block takes the previous one's channels, an odd kernel and strides of 1 or 2");
+    channels = block.out;
+    height = (height + block.stride_h - 1) / block.stride_h;
+    e.blocks.push_back(block);
+  }
+  if (e.blocks.empty()) throw EngineError(ep + ".blocks: expected at least one block");
+  const auto& pool = enc.at("pool", ep).items(ep + ".pool");
+  if (pool.size() != 2) throw EngineError(ep + ".pool: expected 2 entries");
+  e.pool_h = int(pool[0].integer(ep + ".pool"));
+  e.pool_w = int(pool[1].integer(ep + ".pool"));
+  int stride_w = 2;
+  for (const LineBlockConfig& b : e.blocks) stride_w *= b.stride_w;
+  // One image token per `column` pixels: the pool must leave a single row, each token pool_w backbone columns.
+  if (e.pool_h != height || stride_w * e.pool_w != 8)
+    throw EngineError(ep + ": the backbone and pool must turn a 48-pixel line into one row, a token per 8 pixels");
+  const Json& neck = enc.at("neck", ep);
+  const std::string np = ep + ".neck";
+  e.neck_reduce = get_int(neck, "reduce", np, 1, 4096);
+  e.neck_dim = get_int(neck, "dim", np, 1, 4096);
+  e.neck_depth = get_int(neck, "depth", np, 0, 64);
+  e.neck_heads = get_int(neck, "heads", np, 1, 64);
+  e.neck_mlp_ratio = get_int(neck, "mlp_ratio", np, 1, 16);
+  if (e.neck_dim % e.neck_heads != 0) throw EngineError(np + ": dim must be a multiple of heads");
+  e.num_classes = get_int(enc, "num_classes", ep, 2, 1 << 20);
+  for (const Json& f : v.at("features", vp).items("vision_config.features")) {
+    const std::string& name = f.str("vision_config.features");
+    if ((name != "neck" && name != "backbone") ||
+        std::find(e.features.begin(), e.features.end(), name) != e.features.end())
+      throw EngineError("vision_config.features: each of neck and backbone at most once");
+    e.features.push_back(name);
+  }
+  if (e.features.empty()) throw EngineError("vision_config.features: expected neck and/or backbone");
+  if (const Json* positions = v.find("positions")) {
+    const std::string& p = positions->str("vision_config.positions");
+    if (p != "reading" && p != "grid") throw EngineError("vision_config.positions must be reading or grid");
+    e.reading_positions = p == "reading";
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_config(const std::string& text) {
@@ -28,35 +118,12 @@ ModelConfig parse_config(const std::string& text) {
   ModelConfig c;
   c.model_type = root.at("model_type", "").str("model_type");
   if (c.model_type != "saccade_ocr") throw EngineError("model_type must be saccade_ocr, got " + c.model_type);
-  int version = get_int(root, "format_version", "", 0, 1000);
-  if (version != 2 && version != 3)
-    throw EngineError("unsupported format_version " + std::to_string(version) + " (this engine reads 2 and 3)");
+  const int version = get_int(root, "format_version", "", 0, 1000);
+  if (version < 2 || version > 4)
+    throw EngineError("unsupported format_version " + std::to_string(version) + " (this engine reads 2 to 4)");
   c.torch_dtype = root.at("torch_dtype", "").str("torch_dtype");
-
-  const Json& v = root.at("vision_config", "");
-  const std::string vp = "vision_config";
-  c.vision.patch_size = get_int(v, "patch_size", vp, 1, 64);
-  c.vision.in_channels = get_int(v, "in_channels", vp, 1, 4);
-  c.vision.hidden_size = get_int(v, "hidden_size", vp, 1, 8192);
-  c.vision.num_layers = get_int(v, "num_layers", vp, 0, 256);
-  c.vision.num_heads = get_int(v, "num_heads", vp, 1, 256);
-  c.vision.intermediate_size = get_int(v, "intermediate_size", vp, 1, 65536);
-  c.vision.merge_size = get_int(v, "merge_size", vp, 1, 8);
-  c.vision.rms_norm_eps = get_float(v, "rms_norm_eps", vp, 0, 1);
-  c.vision.rope_theta = get_float(v, "rope_theta", vp, 1, 1e9);
-  if (c.vision.hidden_size % c.vision.num_heads != 0 || c.vision.head_dim() % 4 != 0)
-    throw EngineError("vision_config: hidden_size / num_heads must be a multiple of 4");
-  if (const Json* stem = v.find("stem_channels")) {
-    if (version < 3) throw EngineError("vision_config.stem_channels needs format_version 3");
-    for (const Json& ch : stem->items("vision_config.stem_channels")) {
-      const int64_t n = ch.integer("vision_config.stem_channels");
-      if (n < 1 || n > 4096) throw EngineError("vision_config.stem_channels out of range");
-      c.vision.stem_channels.push_back(int(n));
-    }
-    const size_t convs = c.vision.stem_channels.size();
-    if (convs == 0 || convs > 6 || (1 << convs) != c.vision.patch_size)
-      throw EngineError("vision_config.stem_channels: 2^(number of convolutions) must equal patch_size");
-  }
+  if (version == 4) parse_line_vision(root.at("vision_config", ""), &c.vision);
+  else parse_vit_vision(root.at("vision_config", ""), version, &c.vision);
 
   const Json& t = root.at("text_config", "");
   const std::string tp = "text_config";
@@ -86,13 +153,20 @@ ModelConfig parse_config(const std::string& text) {
     throw EngineError("text_config: num_attention_heads must be a multiple of num_key_value_heads");
 
   const Json& im = root.at("image", "");
-  c.image.max_image_tokens = get_int(im, "max_image_tokens", "image", 1, 1 << 16);
-  c.image.min_height = get_int(im, "min_height", "image", 1, 1 << 14);
-  c.image.unit = get_int(im, "unit", "image", 1, 1024);
   c.image.mean = get_float(im, "mean", "image", -10, 10);
   c.image.std = get_float(im, "std", "image", 1e-6, 10);
-  if (c.image.unit != c.vision.patch_size * c.vision.merge_size)
-    throw EngineError("image.unit must equal vision patch_size * merge_size");
+  if (c.vision.line) {
+    c.image.height = get_int(im, "height", "image", 48, 48);
+    c.image.column = get_int(im, "column", "image", 8, 8);
+    c.image.max_width = get_int(im, "max_width", "image", 16, 1 << 14);
+    if (c.image.max_width % c.image.column != 0) throw EngineError("image.max_width must be a multiple of image.column");
+  } else {
+    c.image.max_image_tokens = get_int(im, "max_image_tokens", "image", 1, 1 << 16);
+    c.image.min_height = get_int(im, "min_height", "image", 1, 1 << 14);
+    c.image.unit = get_int(im, "unit", "image", 1, 1024);
+    if (c.image.unit != c.vision.patch_size * c.vision.merge_size)
+      throw EngineError("image.unit must equal vision patch_size * merge_size");
+  }
 
   const int V = c.text.vocab_size;
   c.bos_token_id = get_int(root, "bos_token_id", "", 0, V - 1);

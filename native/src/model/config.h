@@ -7,9 +7,31 @@
 
 namespace saccade {
 
+// The pretrained line encoder of format 4 (PP-OCRv4's recogniser, docs/model-format.md "Format 4").
+struct LineBlockConfig {
+  int in, out, kernel, stride_h, stride_w;
+  bool se;
+};
+
+struct LineEncoderConfig {
+  int stem_channels = 0;
+  std::vector<LineBlockConfig> blocks;
+  int pool_h = 0, pool_w = 0;
+  int neck_reduce = 0, neck_dim = 0, neck_depth = 0, neck_heads = 0, neck_mlp_ratio = 0;
+  int num_classes = 0;
+  std::vector<std::string> features;  // "neck" / "backbone", in the order the image tokens concatenate them
+  bool reading_positions = false;      // vision_config.positions "reading": image tokens at their reading index
+  int channels() const { return blocks.back().out; }
+  int feature_dim(const std::string& f) const { return f == "neck" ? neck_dim : channels(); }
+};
+
 struct VisionConfig {
-  int patch_size, in_channels, hidden_size, num_layers, num_heads, intermediate_size, merge_size;
-  float rms_norm_eps, rope_theta;
+  // Format 4 (a line encoder) fills `line` and leaves the ViT fields below at zero.
+  bool line = false;
+  LineEncoderConfig encoder;
+  int patch_size = 0, in_channels = 0, hidden_size = 0, num_layers = 0, num_heads = 0, intermediate_size = 0,
+      merge_size = 0;
+  float rms_norm_eps = 0, rope_theta = 0;
   // Output channels of the stride-2 3x3 convolutions before the patch embedding (format 3); empty: the
   // patch embedding reads the patch's pixels.
   std::vector<int> stem_channels;
@@ -28,7 +50,8 @@ struct TextConfig {
 };
 
 struct ImageConfig {
-  int max_image_tokens, min_height, unit;
+  int max_image_tokens = 0, min_height = 0, unit = 0;  // formats 2 and 3
+  int height = 0, column = 0, max_width = 0;           // format 4: lines scaled to `height`, one token a column
   float mean, std;
 };
 

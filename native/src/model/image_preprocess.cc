@@ -54,8 +54,27 @@ std::vector<float> resize_bilinear(const uint8_t* src, int w, int h, int W, int 
   return out;
 }
 
+int line_width(const ModelConfig& c, int w, int h) {
+  const int col = c.image.column;
+  // As the reference computes it: ceil(w * height / h / column) in double.
+  const double cols = std::ceil(double(w) * c.image.height / double(std::max(1, h)) / col);
+  return int(std::min<double>(c.image.max_width, std::max<double>(2 * col, cols * col)));
+}
+
+static PreparedImage prepare_line(const ModelConfig& c, const uint8_t* gray, int w, int h) {
+  PreparedImage im;
+  im.height = c.image.height;
+  im.width = line_width(c, w, h);
+  im.pixels = resize_bilinear(gray, w, h, im.width, im.height);
+  for (float& v : im.pixels) v = (v / 255.0f - c.image.mean) / c.image.std;
+  im.rows = 1;
+  im.cols = im.width / c.image.column;
+  return im;
+}
+
 PreparedImage prepare_image(const ModelConfig& c, const uint8_t* gray, int w, int h) {
   if (w <= 0 || h <= 0) throw EngineError("region image has no pixels");
+  if (c.vision.line) return prepare_line(c, gray, w, h);
   if (c.vision.in_channels != 1) throw EngineError("only single-channel (grayscale) vision input is supported");
   PreparedImage im;
   target_size(c, w, h, &im.width, &im.height);

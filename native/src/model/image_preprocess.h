@@ -12,7 +12,12 @@ struct PreparedImage {
   int patch_rows = 0, patch_cols = 0;  // patch grid
   int rows = 0, cols = 0;              // merged grid
   std::vector<float> patches;          // [patch_rows * patch_cols, P * P * C], row-major over the patch grid
+  std::vector<float> pixels;           // format 4: the normalised line [height, width]; rows = 1, cols = width / 8
 };
+
+// Format 4's input width for a w x h crop scaled to the line height: a multiple of image.column, at least two
+// columns, at most image.max_width (wider crops are squeezed).
+int line_width(const ModelConfig& c, int w, int h);
 
 // Target size for a w x h crop.
 void target_size(const ModelConfig& c, int w, int h, int* W, int* H);

@@ -1,9 +1,11 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "model/conv_stem.h"
+#include "model/line_encoder.h"
 #include "model/safetensors.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
@@ -78,6 +80,191 @@ DType dtype_from_config(const std::string& s) {
   throw EngineError("config.json: unsupported torch_dtype " + s);
 }
 
+// torch's [out, in, 1, k] convolution along the line as a linear weight over Backend::line_windows' (kx, c) rows,
+// from input channel `first` for `in` channels.
+std::vector<float> line_conv_as_linear(const std::vector<float>& w, int out, int in_total, int k, int first, int in) {
+  std::vector<float> r(size_t(out) * k * in);
+  for (int o = 0; o < out; ++o)
+    for (int kx = 0; kx < k; ++kx)
+      for (int c = 0; c < in; ++c)
+        r[(size_t(o) * k + kx) * in + c] = w[(size_t(o) * in_total + first + c) * k + kx];
+  return r;
+}
+
+float scalar(WeightReader& r, const std::string& name) { return r.read(name, {1})[0]; }
+
+void load_rep_conv(WeightReader& r, Backend& be, const std::string& p, int in, int out, int k, bool depthwise,
+                   LineRepConv* c) {
+  if (depthwise) {
+    c->depthwise = r.upload_vec(r.read(p + "conv.weight", {out, 1, k, k}));
+  } else {
+    c->pointwise = be.upload_weight(r.read(p + "conv.weight", {out, in, 1, 1}), out, in, WeightUse::Linear);
+  }
+  c->bias = r.vec(p + "conv.bias", out);
+  c->scale1 = scalar(r, p + "lab.scale");
+  c->bias1 = scalar(r, p + "lab.bias");
+  c->scale2 = scalar(r, p + "act_lab.scale");
+  c->bias2 = scalar(r, p + "act_lab.bias");
+}
+
+Weight pointwise(WeightReader& r, Backend& be, const std::string& name, int out, int in) {
+  return be.upload_weight(r.read(name, {out, in, 1, 1}), out, in, WeightUse::Linear);
+}
+
+// Formats 2 and 3: the ViT encoder and the patch merger.
+void load_vit_vision(WeightReader& r, Model& m) {
+  const ModelConfig& c = m.cfg;
+  const VisionConfig& v = c.vision;
+  const int Dv = v.hidden_size, hv = v.head_dim(), Iv = v.intermediate_size;
+  int stem_in = v.in_channels;
+  for (size_t i = 0; i < v.stem_channels.size(); ++i) {
+    const std::string p = "vision.stem.convs." + std::to_string(i) + ".";
+    StemConv conv;
+    conv.in = stem_in;
+    conv.out = v.stem_channels[i];
+    const std::vector<float> w = r.read(p + "weight", {conv.out, conv.in, 3, 3});
+    conv.w = m.backend->upload_weight(conv3x3_as_linear(w, conv.out, conv.in), conv.out, 9 * conv.in, WeightUse::Linear);
+    conv.b = r.vec(p + "bias", conv.out);
+    stem_in = conv.out;
+    m.stem.push_back(std::move(conv));
+  }
+  m.patch_embed = r.mat("vision.patch_embed.weight", Dv, v.patch_embed_in());
+  m.patch_embed_b = r.vec("vision.patch_embed.bias", Dv);
+  for (int i = 0; i < v.num_layers; ++i) {
+    const std::string p = "vision.layers." + std::to_string(i) + ".";
+    VisionLayer L;
+    L.norm1 = r.vec(p + "norm1.weight", Dv);
+    auto qkv = r.split(p + "attn.qkv.weight", 3, Dv, Dv);
+    L.q = m.backend->upload_weight(qkv[0], Dv, Dv, WeightUse::Linear);
+    L.k = m.backend->upload_weight(qkv[1], Dv, Dv, WeightUse::Linear);
+    L.v = m.backend->upload_weight(qkv[2], Dv, Dv, WeightUse::Linear);
+    auto qkv_b = r.split(p + "attn.qkv.bias", 3, Dv, 0);
+    L.q_b = r.upload_vec(qkv_b[0]);
+    L.k_b = r.upload_vec(qkv_b[1]);
+    L.v_b = r.upload_vec(qkv_b[2]);
+    L.q_norm = r.vec(p + "attn.q_norm.weight", hv);
+    L.k_norm = r.vec(p + "attn.k_norm.weight", hv);
+    L.proj = r.mat(p + "attn.proj.weight", Dv, Dv);
+    L.proj_b = r.vec(p + "attn.proj.bias", Dv);
+    L.norm2 = r.vec(p + "norm2.weight", Dv);
+    L.gate = r.mat(p + "mlp.gate_proj.weight", Iv, Dv);
+    L.up = r.mat(p + "mlp.up_proj.weight", Iv, Dv);
+    L.down = r.mat(p + "mlp.down_proj.weight", Dv, Iv);
+    m.vision_layers.push_back(std::move(L));
+  }
+  m.vision_post_norm = r.vec("vision.post_norm.weight", Dv);
+
+  const int D = c.text.hidden_size, mm = v.merge_size * v.merge_size;
+  m.merger_fc1 = r.mat("merger.fc1.weight", D, mm * Dv);
+  m.merger_fc1_b = r.vec("merger.fc1.bias", D);
+  m.merger_fc2 = r.mat("merger.fc2.weight", D, D);
+  m.merger_fc2_b = r.vec("merger.fc2.bias", D);
+  m.merger_norm = r.vec("merger.norm.weight", D);
+
+}
+
+// Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
+std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const ModelConfig& c,
+                                             const std::vector<float>& embed) {
+  auto lv = std::make_unique<LineVision>();
+  const LineEncoderConfig& e = c.vision.encoder;
+  const int S = e.stem_channels;
+  const std::vector<float> stem = r.read("encoder.stem.weight", {S, 3, 3, 3});
+  std::vector<float> grey(size_t(S) * 9, 0.0f);  // the line is grey: B = G = R
+  for (int o = 0; o < S; ++o)
+    for (int ch = 0; ch < 3; ++ch)
+      for (int tap = 0; tap < 9; ++tap) grey[size_t(o) * 9 + tap] += stem[(size_t(o) * 3 + ch) * 9 + tap];
+  lv->stem = be.upload_weight(conv3x3_as_linear(grey, S, 1), S, 9, WeightUse::Linear);
+  lv->stem_b = r.vec("encoder.stem.bias", S);
+  for (size_t i = 0; i < e.blocks.size(); ++i) {
+    const LineBlockConfig& bc = e.blocks[i];
+    const std::string p = "encoder.blocks." + std::to_string(i) + ".";
+    LineBlock b;
+    load_rep_conv(r, be, p + "dw.", bc.in, bc.in, bc.kernel, true, &b.dw);
+    load_rep_conv(r, be, p + "pw.", bc.in, bc.out, 1, false, &b.pw);
+    b.se = bc.se;
+    if (b.se) {
+      const int q = bc.in / 4;
+      b.se_reduce = pointwise(r, be, p + "se.reduce.weight", q, bc.in);
+      b.se_reduce_b = r.vec(p + "se.reduce.bias", q);
+      b.se_expand = pointwise(r, be, p + "se.expand.weight", bc.in, q);
+      b.se_expand_b = r.vec(p + "se.expand.bias", bc.in);
+    }
+    lv->blocks.push_back(std::move(b));
+  }
+  const int C = e.channels(), R = e.neck_reduce, N = e.neck_dim, I = N * e.neck_mlp_ratio;
+  const std::vector<float> neck_in = r.read("encoder.neck_in.conv.weight", {R, C, 1, 3});
+  lv->neck_in = be.upload_weight(line_conv_as_linear(neck_in, R, C, 3, 0, C), R, 3 * C, WeightUse::Linear);
+  lv->neck_in_b = r.vec("encoder.neck_in.conv.bias", R);
+  lv->neck_up = pointwise(r, be, "encoder.neck_up.conv.weight", N, R);
+  lv->neck_up_b = r.vec("encoder.neck_up.conv.bias", N);
+  for (int d = 0; d < e.neck_depth; ++d) {
+    const std::string p = "encoder.mixer." + std::to_string(d) + ".";
+    LineMixerLayer L;
+    L.norm1_w = r.vec(p + "norm1.weight", N);
+    L.norm1_b = r.vec(p + "norm1.bias", N);
+    auto qkv = r.split(p + "attn.qkv.weight", 3, N, N);
+    L.q = be.upload_weight(qkv[0], N, N, WeightUse::Linear);
+    L.k = be.upload_weight(qkv[1], N, N, WeightUse::Linear);
+    L.v = be.upload_weight(qkv[2], N, N, WeightUse::Linear);
+    auto qkv_b = r.split(p + "attn.qkv.bias", 3, N, 0);
+    L.q_b = r.upload_vec(qkv_b[0]);
+    L.k_b = r.upload_vec(qkv_b[1]);
+    L.v_b = r.upload_vec(qkv_b[2]);
+    L.proj = r.mat(p + "attn.proj.weight", N, N);
+    L.proj_b = r.vec(p + "attn.proj.bias", N);
+    L.norm2_w = r.vec(p + "norm2.weight", N);
+    L.norm2_b = r.vec(p + "norm2.bias", N);
+    L.fc1 = r.mat(p + "fc1.weight", I, N);
+    L.fc1_b = r.vec(p + "fc1.bias", I);
+    L.fc2 = r.mat(p + "fc2.weight", N, I);
+    L.fc2_b = r.vec(p + "fc2.bias", N);
+    lv->mixer.push_back(std::move(L));
+  }
+  lv->neck_norm_w = r.vec("encoder.neck_norm.weight", N);
+  lv->neck_norm_b = r.vec("encoder.neck_norm.bias", N);
+  lv->neck_back = pointwise(r, be, "encoder.neck_back.conv.weight", C, N);
+  lv->neck_back_b = r.vec("encoder.neck_back.conv.bias", C);
+  const std::vector<float> fuse = r.read("encoder.neck_fuse.conv.weight", {R, 2 * C, 1, 3});
+  lv->neck_fuse_z = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, 0, C), R, 3 * C, WeightUse::Linear);
+  lv->neck_fuse_h = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, C, C), R, 3 * C, WeightUse::Linear);
+  lv->neck_fuse_b = r.vec("encoder.neck_fuse.conv.bias", R);
+  lv->neck_out = pointwise(r, be, "encoder.neck_out.conv.weight", N, R);
+  lv->neck_out_b = r.vec("encoder.neck_out.conv.bias", N);
+  lv->ctc = r.mat("encoder.ctc.weight", e.num_classes, N);
+  lv->ctc_b = r.vec("encoder.ctc.bias", e.num_classes);
+
+  const int D = c.text.hidden_size, V = c.text.vocab_size;
+  int F = 0;
+  for (const std::string& f : e.features) F += e.feature_dim(f);
+  const std::vector<float> fc1 = r.read("projector.fc1.weight", {D, F});
+  int col = 0;
+  for (const std::string& f : e.features) {
+    const int n = e.feature_dim(f);
+    std::vector<float> block(size_t(D) * n);
+    for (int o = 0; o < D; ++o)
+      std::copy_n(fc1.begin() + long(size_t(o) * F + col), n, block.begin() + long(size_t(o) * n));
+    lv->proj_fc1.push_back(be.upload_weight(block, D, n, WeightUse::Linear));
+    col += n;
+  }
+  lv->proj_fc1_b = r.vec("projector.fc1.bias", D);
+  lv->proj_fc2 = r.mat("projector.fc2.weight", D, D);
+  lv->proj_fc2_b = r.vec("projector.fc2.bias", D);
+  lv->proj_norm = r.vec("projector.norm.weight", D);
+  const std::vector<float> extra = r.read("projector.ctc_extra", {2, D});
+  std::vector<float> table(size_t(D) * (V + 2));  // [D, V + 2]: column j is class j's embedding
+  for (int j = 0; j < V + 2; ++j)
+    for (int o = 0; o < D; ++o)
+      table[size_t(o) * (V + 2) + j] = j < V ? embed[size_t(j) * D + o] : extra[size_t(j - V) * D + o];
+  lv->ctc_table = be.upload_weight(table, D, V + 2, WeightUse::Linear);
+  for (float v : r.read("ctc_map", {e.num_classes})) {
+    if (!(v >= 0 && v < float(V + 2) && v == std::floor(v)))
+      throw EngineError("model.safetensors: ctc_map holds a class outside [0, vocab_size + 2)");
+    lv->ctc_map.push_back(int(v));
+  }
+  return lv;
+}
+
 }  // namespace
 
 std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opts) {
@@ -100,56 +287,14 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   m->backend = create_backend(opts.backend);
   WeightReader r(st, *m->backend, dtype);
 
-  const VisionConfig& v = c.vision;
-  const int Dv = v.hidden_size, hv = v.head_dim(), Iv = v.intermediate_size;
-  int stem_in = v.in_channels;
-  for (size_t i = 0; i < v.stem_channels.size(); ++i) {
-    const std::string p = "vision.stem.convs." + std::to_string(i) + ".";
-    StemConv conv;
-    conv.in = stem_in;
-    conv.out = v.stem_channels[i];
-    const std::vector<float> w = r.read(p + "weight", {conv.out, conv.in, 3, 3});
-    conv.w = m->backend->upload_weight(conv3x3_as_linear(w, conv.out, conv.in), conv.out, 9 * conv.in, WeightUse::Linear);
-    conv.b = r.vec(p + "bias", conv.out);
-    stem_in = conv.out;
-    m->stem.push_back(std::move(conv));
-  }
-  m->patch_embed = r.mat("vision.patch_embed.weight", Dv, v.patch_embed_in());
-  m->patch_embed_b = r.vec("vision.patch_embed.bias", Dv);
-  for (int i = 0; i < v.num_layers; ++i) {
-    const std::string p = "vision.layers." + std::to_string(i) + ".";
-    VisionLayer L;
-    L.norm1 = r.vec(p + "norm1.weight", Dv);
-    auto qkv = r.split(p + "attn.qkv.weight", 3, Dv, Dv);
-    L.q = m->backend->upload_weight(qkv[0], Dv, Dv, WeightUse::Linear);
-    L.k = m->backend->upload_weight(qkv[1], Dv, Dv, WeightUse::Linear);
-    L.v = m->backend->upload_weight(qkv[2], Dv, Dv, WeightUse::Linear);
-    auto qkv_b = r.split(p + "attn.qkv.bias", 3, Dv, 0);
-    L.q_b = r.upload_vec(qkv_b[0]);
-    L.k_b = r.upload_vec(qkv_b[1]);
-    L.v_b = r.upload_vec(qkv_b[2]);
-    L.q_norm = r.vec(p + "attn.q_norm.weight", hv);
-    L.k_norm = r.vec(p + "attn.k_norm.weight", hv);
-    L.proj = r.mat(p + "attn.proj.weight", Dv, Dv);
-    L.proj_b = r.vec(p + "attn.proj.bias", Dv);
-    L.norm2 = r.vec(p + "norm2.weight", Dv);
-    L.gate = r.mat(p + "mlp.gate_proj.weight", Iv, Dv);
-    L.up = r.mat(p + "mlp.up_proj.weight", Iv, Dv);
-    L.down = r.mat(p + "mlp.down_proj.weight", Dv, Iv);
-    m->vision_layers.push_back(std::move(L));
-  }
-  m->vision_post_norm = r.vec("vision.post_norm.weight", Dv);
-
   const TextConfig& t = c.text;
-  const int D = t.hidden_size, mm = v.merge_size * v.merge_size;
-  m->merger_fc1 = r.mat("merger.fc1.weight", D, mm * Dv);
-  m->merger_fc1_b = r.vec("merger.fc1.bias", D);
-  m->merger_fc2 = r.mat("merger.fc2.weight", D, D);
-  m->merger_fc2_b = r.vec("merger.fc2.bias", D);
-  m->merger_norm = r.vec("merger.norm.weight", D);
+  const int D = t.hidden_size;
+  if (!c.vision.line) load_vit_vision(r, *m);
 
   const int qd = t.num_attention_heads * t.head_dim, kvd = t.num_key_value_heads * t.head_dim;
-  m->embed_tokens = r.mat("model.embed_tokens.weight", t.vocab_size, D, WeightUse::Lookup);
+  const std::vector<float> embed = r.read("model.embed_tokens.weight", {t.vocab_size, D});
+  m->embed_tokens = m->backend->upload_weight(embed, t.vocab_size, D, WeightUse::Lookup);
+  if (c.vision.line) m->line = load_line_vision(r, *m->backend, c, embed);
   auto decoder_layer = [&](const std::string& p) {
     DecoderLayer L;
     L.input_norm = r.vec(p + "input_layernorm.weight", D);

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "model/config.h"
+#include "model/line_encoder.h"
 #include "model/tokenizer.h"
 
 namespace saccade {
@@ -43,6 +44,7 @@ struct Model {
   std::string dir;
   std::string weight_dtype;  // as stored in the file ("F16", "BF16", "F32"); computed in fp32
 
+  std::unique_ptr<LineVision> line;  // format 4; the ViT fields below stay empty then
   std::vector<StemConv> stem;  // empty before format 3
   Weight patch_embed;
   Buffer patch_embed_b, vision_post_norm;

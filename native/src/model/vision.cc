@@ -1,6 +1,7 @@
 #include "model/vision.h"
 
 #include "model/conv_stem.h"
+#include "model/line_encoder.h"
 #include "model/rope.h"
 
 namespace saccade {
@@ -58,7 +59,8 @@ Buffer vision_encoder(Model& m, const PreparedImage& im) {
   return x;
 }
 
-Buffer encode_image(Model& m, const PreparedImage& im) {
+Buffer encode_image(Model& m, const PreparedImage& im, std::vector<int>* reading) {
+  if (m.line) return line_image_tokens(m, im, reading);
   Backend& be = *m.backend;
   const int ms = m.cfg.vision.merge_size, Dv = m.cfg.vision.hidden_size, D = m.cfg.text.hidden_size;
   const int Nm = im.rows * im.cols;

@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "backend/backend.h"
 #include "model/image_preprocess.h"
 #include "model/model.h"
@@ -6,7 +8,9 @@
 namespace saccade {
 
 // Vision encoder + merger: returns device rows [rows * cols, text hidden], row-major over the merged grid.
-Buffer encode_image(Model& m, const PreparedImage& im);
+// A line model whose image tokens sit at their reading index (vision_config.positions "reading") fills
+// `reading` with one index per token; otherwise it is left empty.
+Buffer encode_image(Model& m, const PreparedImage& im, std::vector<int>* reading = nullptr);
 
 // The vision encoder output before the merger ([patches, vision hidden]), for parity tests.
 Buffer vision_encoder(Model& m, const PreparedImage& im);

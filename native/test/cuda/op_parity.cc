@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,6 +126,65 @@ std::vector<int> random_keep(int begin, int end, double ratio, uint32_t seed) {
   for (int s = begin; s < end; ++s)
     if (pick(rng)) keep.push_back(s);
   return keep;
+}
+
+// The line encoder's ops (format 4) on shapes of a 48 x 160 line; true when all passed.
+bool line_encoder_ops(Backend& ref, Backend& test, Json& checks) {
+  bool all = true;
+  const auto run = [&](const std::string& name, const std::function<std::vector<float>(Backend&)>& op) {
+    const std::vector<float> r = op(ref), t = op(test);
+    all = compare(checks, name, r, t) && all;
+  };
+  for (auto [k, sy, sx] : {std::tuple<int, int, int>{3, 1, 1}, {3, 2, 1}, {5, 1, 2}, {5, 2, 1}}) {
+    const int H = 12, W = 40, C = 24;
+    const std::vector<float> x = random_vec(size_t(H) * W * C, 50), w = random_vec(size_t(C) * k * k, 51),
+                             bias = random_vec(size_t(C), 52);
+    run("depthwise_conv k=" + std::to_string(k) + " stride " + std::to_string(sy) + "x" + std::to_string(sx),
+        [&](Backend& b) {
+          Buffer dx = to_device(b, x), dw = to_device(b, w), db = to_device(b, bias);
+          Buffer dy(&b, size_t((H + sy - 1) / sy) * ((W + sx - 1) / sx) * C);
+          b.depthwise_conv(dx.data(), H, W, C, k, sy, sx, dw.data(), db.data(), dy.data());
+          return to_host(b, dy.data(), dy.size());
+        });
+  }
+  const int T = 20, C = 48;
+  const std::vector<float> x = random_vec(size_t(T) * C, 53, 3.0f), w = random_vec(size_t(C), 54),
+                           bias = random_vec(size_t(C), 55);
+  run("line_windows k=3", [&](Backend& b) {
+    Buffer dx = to_device(b, x), dy(&b, size_t(T) * 3 * C);
+    b.line_windows(dx.data(), T, C, 3, dy.data());
+    return to_host(b, dy.data(), dy.size());
+  });
+  run("affine_hardswish, silu, relu", [&](Backend& b) {
+    Buffer d1 = to_device(b, x), d2 = to_device(b, x), d3 = to_device(b, x);
+    b.affine_hardswish(d1.data(), x.size(), 2.5f, -0.4f, 0.7f, 0.2f);
+    b.silu(d2.data(), x.size());
+    b.relu(d3.data(), x.size());
+    std::vector<float> out = to_host(b, d1.data(), x.size()), s = to_host(b, d2.data(), x.size()),
+                       r = to_host(b, d3.data(), x.size());
+    out.insert(out.end(), s.begin(), s.end());
+    out.insert(out.end(), r.begin(), r.end());
+    return out;
+  });
+  run("layer_norm rows=20 dim=48", [&](Backend& b) {
+    Buffer dx = to_device(b, x), dw = to_device(b, w), db = to_device(b, bias), dy(&b, x.size());
+    b.layer_norm(dx.data(), T, C, dw.data(), db.data(), 1e-5f, dy.data());
+    return to_host(b, dy.data(), dy.size());
+  });
+  run("column_mean, scale_columns_hardsigmoid", [&](Backend& b) {
+    Buffer dx = to_device(b, x), dm(&b, size_t(C)), ds = to_device(b, w);
+    b.column_mean(dx.data(), T, C, dm.data());
+    b.scale_columns_hardsigmoid(dx.data(), T, C, ds.data());
+    std::vector<float> out = to_host(b, dm.data(), size_t(C)), y = to_host(b, dx.data(), x.size());
+    out.insert(out.end(), y.begin(), y.end());
+    return out;
+  });
+  run("avg_pool 3x2", [&](Backend& b) {
+    Buffer dx = to_device(b, random_vec(size_t(3) * 40 * 16, 56)), dy(&b, size_t(20) * 16);
+    b.avg_pool(dx.data(), 3, 40, 16, 3, 2, dy.data());
+    return to_host(b, dy.data(), dy.size());
+  });
+  return all;
 }
 
 std::vector<AttentionCase> attention_cases() {
@@ -280,6 +340,8 @@ int op_parity(Backend& ref, Backend& test, Json& checks) {
     count(compare(checks, "embed 40 ids", e[0], e[1]));
     count(compare(checks, "gather_rows 50 rows", gth[0], gth[1]));
   }
+
+  count(line_encoder_ops(ref, test, checks));
 
   uint32_t seed = 20;
   for (const AttentionCase& c : attention_cases()) {

@@ -166,6 +166,99 @@ class CpuBackend final : public Backend {
     for (size_t i = 0; i < n; ++i) x[i] += y[i];
   }
 
+  void depthwise_conv(const float* src, int H, int W, int C, int k, int sy, int sx, const float* w,
+                      const float* bias, float* dst) override {
+    const int Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx, pad = k / 2;
+    pool_.parallel_for(Ho, chunk_grain(Ho, int64_t(Wo) * C * k * k), [&](int yb, int ye) {
+      std::vector<float> acc(static_cast<size_t>(C));
+      for (int oy = yb; oy < ye; ++oy)
+        for (int ox = 0; ox < Wo; ++ox) {
+          std::copy(bias, bias + C, acc.begin());
+          for (int ky = 0; ky < k; ++ky) {
+            const int y = oy * sy + ky - pad;
+            if (y < 0 || y >= H) continue;
+            for (int kx = 0; kx < k; ++kx) {
+              const int x = ox * sx + kx - pad;
+              if (x < 0 || x >= W) continue;
+              const float* in = src + (size_t(y) * W + x) * C;
+              const int tap = ky * k + kx;
+              for (int c = 0; c < C; ++c) acc[size_t(c)] += in[c] * w[size_t(c) * k * k + tap];
+            }
+          }
+          std::copy(acc.begin(), acc.end(), dst + (size_t(oy) * Wo + ox) * C);
+        }
+    });
+  }
+
+  void line_windows(const float* src, int T, int C, int k, float* dst) override {
+    const int pad = k / 2;
+    for (int t = 0; t < T; ++t)
+      for (int kx = 0; kx < k; ++kx) {
+        float* out = dst + (size_t(t) * k + kx) * C;
+        const int x = t + kx - pad;
+        if (x < 0 || x >= T) std::fill(out, out + C, 0.0f);
+        else std::memcpy(out, src + size_t(x) * C, size_t(C) * sizeof(float));
+      }
+  }
+
+  void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) override {
+    for (size_t i = 0; i < n; ++i) {
+      const float z = x[i] * s1 + b1;
+      x[i] = z * std::min(std::max(z + 3.0f, 0.0f), 6.0f) / 6.0f * s2 + b2;
+    }
+  }
+
+  void silu(float* x, size_t n) override {
+    for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+  }
+
+  void relu(float* x, size_t n) override {
+    for (size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f);
+  }
+
+  void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y) override {
+    for (int r = 0; r < rows; ++r) {
+      const float* xr = x + size_t(r) * dim;
+      float* yr = y + size_t(r) * dim;
+      float mean = 0, var = 0;
+      for (int i = 0; i < dim; ++i) mean += xr[i];
+      mean /= float(dim);
+      for (int i = 0; i < dim; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+      const float inv = 1.0f / std::sqrt(var / float(dim) + eps);
+      for (int i = 0; i < dim; ++i) yr[i] = (xr[i] - mean) * inv * w[i] + b[i];
+    }
+  }
+
+  void column_mean(const float* x, int rows, int dim, float* out) override {
+    std::fill(out, out + dim, 0.0f);
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < dim; ++i) out[i] += x[size_t(r) * dim + i];
+    for (int i = 0; i < dim; ++i) out[i] /= float(rows);
+  }
+
+  void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) override {
+    std::vector<float> g(static_cast<size_t>(dim));
+    for (int i = 0; i < dim; ++i) g[size_t(i)] = std::min(std::max(s[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < dim; ++i) x[size_t(r) * dim + i] *= g[size_t(i)];
+  }
+
+  void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
+    const int Ho = H / kh, Wo = W / kw;
+    const float inv = 1.0f / float(kh * kw);
+    for (int oy = 0; oy < Ho; ++oy)
+      for (int ox = 0; ox < Wo; ++ox) {
+        float* out = dst + (size_t(oy) * Wo + ox) * C;
+        std::fill(out, out + C, 0.0f);
+        for (int ky = 0; ky < kh; ++ky)
+          for (int kx = 0; kx < kw; ++kx) {
+            const float* in = src + (size_t(oy * kh + ky) * W + ox * kw + kx) * C;
+            for (int c = 0; c < C; ++c) out[c] += in[c];
+          }
+        for (int c = 0; c < C; ++c) out[c] *= inv;
+      }
+  }
+
   void attention(const AttentionArgs& a) override {
     int max_keys = 0;
     for (int i = 0; i < a.M; ++i) max_keys = std::max(max_keys, a.key_limit[i]);

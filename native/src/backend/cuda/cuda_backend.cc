@@ -111,6 +111,31 @@ class CudaBackend final : public Backend {
   void gelu(float* x, size_t n) override { cuda::gelu(x, n, stream_); }
   void add(float* x, const float* y, size_t n) override { cuda::add(x, y, n, stream_); }
 
+  void depthwise_conv(const float* src, int H, int W, int C, int k, int sy, int sx, const float* w,
+                      const float* bias, float* dst) override {
+    cuda::depthwise_conv(src, H, W, C, k, sy, sx, w, bias, dst, stream_);
+  }
+  void line_windows(const float* src, int T, int C, int k, float* dst) override {
+    cuda::line_windows(src, T, C, k, dst, stream_);
+  }
+  void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) override {
+    cuda::affine_hardswish(x, n, s1, b1, s2, b2, stream_);
+  }
+  void silu(float* x, size_t n) override { cuda::silu(x, n, stream_); }
+  void relu(float* x, size_t n) override { cuda::relu(x, n, stream_); }
+  void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y) override {
+    cuda::layer_norm(x, rows, dim, w, b, eps, y, stream_);
+  }
+  void column_mean(const float* x, int rows, int dim, float* out) override {
+    cuda::column_mean(x, rows, dim, out, stream_);
+  }
+  void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) override {
+    cuda::scale_columns_hardsigmoid(x, rows, dim, s, stream_);
+  }
+  void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
+    cuda::avg_pool(src, H, W, C, kh, kw, dst, stream_);
+  }
+
   void attention(const AttentionArgs& a) override {
     if (a.M <= 0) return;
     const int M = a.M, rh = a.M * a.Hq;

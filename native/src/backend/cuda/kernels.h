@@ -27,6 +27,19 @@ void silu_mul(const float* gate, const float* up, float* out, size_t n, cudaStre
 void gelu(float* x, size_t n, cudaStream_t stream);
 void add(float* x, const float* y, size_t n, cudaStream_t stream);
 
+// The line encoder's ops (format 4): the same contracts as Backend's functions of the same names.
+void depthwise_conv(const float* src, int H, int W, int C, int k, int sy, int sx, const float* w, const float* bias,
+                    float* dst, cudaStream_t stream);
+void line_windows(const float* src, int T, int C, int k, float* dst, cudaStream_t stream);
+void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2, cudaStream_t stream);
+void silu(float* x, size_t n, cudaStream_t stream);
+void relu(float* x, size_t n, cudaStream_t stream);
+void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y,
+                cudaStream_t stream);
+void column_mean(const float* x, int rows, int dim, float* out, cudaStream_t stream);
+void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s, cudaStream_t stream);
+void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);
+
 // Attention over a KV cache; the device form of AttentionArgs with its host tables already uploaded.
 struct DeviceAttention {
   const float* q;  // [M, Hq, d]

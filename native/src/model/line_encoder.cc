@@ -1,0 +1,176 @@
+#include "model/line_encoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/image_preprocess.h"
+#include "model/model.h"
+
+namespace saccade {
+
+namespace {
+
+// conv (already applied) -> affines around hardswish.
+void activate(Backend& be, const LineRepConv& c, float* x, size_t n) {
+  be.affine_hardswish(x, n, c.scale1, c.bias1, c.scale2, c.bias2);
+}
+
+// A 1 x k convolution along the line [T, C_in] -> [T, w.rows], then swish.
+Buffer conv_along_line(Backend& be, const float* x, int T, int C, const Weight& w, const float* bias) {
+  const int k = w.cols / C;
+  Buffer windows(&be, size_t(T) * k * C), y(&be, size_t(T) * w.rows);
+  be.line_windows(x, T, C, k, windows.data());
+  be.linear(windows.data(), T, w, bias, y.data());
+  return y;
+}
+
+void mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& e, float* h, int T) {
+  const int C = e.neck_dim, H = e.neck_heads, I = C * e.neck_mlp_ratio;
+  Buffer n(&be, size_t(T) * C), q(&be, size_t(T) * C), k(&be, size_t(T) * C), v(&be, size_t(T) * C),
+      att(&be, size_t(T) * C), mlp(&be, size_t(T) * I);
+  be.layer_norm(h, T, C, L.norm1_w.data(), L.norm1_b.data(), 1e-5f, n.data());
+  be.linear(n.data(), T, L.q, L.q_b.data(), q.data());
+  be.linear(n.data(), T, L.k, L.k_b.data(), k.data());
+  be.linear(n.data(), T, L.v, L.v_b.data(), v.data());
+  std::vector<int> limit(size_t(T), T);  // every column sees the whole line
+  AttentionArgs a{};
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.M = T;
+  a.Hq = a.Hkv = H;
+  a.d = C / H;
+  a.key_limit = limit.data();
+  a.out = att.data();
+  be.attention(a);
+  be.linear(att.data(), T, L.proj, L.proj_b.data(), n.data());
+  be.add(h, n.data(), size_t(T) * C);
+  be.layer_norm(h, T, C, L.norm2_w.data(), L.norm2_b.data(), 1e-5f, n.data());
+  be.linear(n.data(), T, L.fc1, L.fc1_b.data(), mlp.data());
+  be.silu(mlp.data(), mlp.size());
+  be.linear(mlp.data(), T, L.fc2, L.fc2_b.data(), n.data());
+  be.add(h, n.data(), size_t(T) * C);
+}
+
+}  // namespace
+
+LineFeatures line_encoder(Model& m, const PreparedImage& im) {
+  Backend& be = *m.backend;
+  const LineVision& lv = *m.line;
+  const LineEncoderConfig& e = m.cfg.vision.encoder;
+  int H = im.height, W = im.width, C = e.stem_channels;
+
+  Buffer x(&be, im.pixels.size());
+  be.upload(x.data(), im.pixels.data(), im.pixels.size());
+  {  // stem: 3x3, stride 2, on the grey line
+    Buffer cols(&be, size_t(H / 2) * (W / 2) * 9);
+    be.im2col_3x3_s2(x.data(), H, W, 1, cols.data());
+    H /= 2;
+    W /= 2;
+    x = Buffer(&be, size_t(H) * W * C);
+    be.linear(cols.data(), H * W, lv.stem, lv.stem_b.data(), x.data());
+  }
+  for (size_t i = 0; i < lv.blocks.size(); ++i) {
+    const LineBlock& b = lv.blocks[i];
+    const LineBlockConfig& bc = e.blocks[i];
+    const int Ho = (H + bc.stride_h - 1) / bc.stride_h, Wo = (W + bc.stride_w - 1) / bc.stride_w;
+    Buffer y(&be, size_t(Ho) * Wo * C);
+    be.depthwise_conv(x.data(), H, W, C, bc.kernel, bc.stride_h, bc.stride_w, b.dw.depthwise.data(), b.dw.bias.data(),
+                      y.data());
+    activate(be, b.dw, y.data(), y.size());
+    H = Ho;
+    W = Wo;
+    if (b.se) {
+      Buffer mean(&be, size_t(C)), mid(&be, size_t(b.se_reduce.rows)), gate(&be, size_t(C));
+      be.column_mean(y.data(), H * W, C, mean.data());
+      be.linear(mean.data(), 1, b.se_reduce, b.se_reduce_b.data(), mid.data());
+      be.relu(mid.data(), mid.size());
+      be.linear(mid.data(), 1, b.se_expand, b.se_expand_b.data(), gate.data());
+      be.scale_columns_hardsigmoid(y.data(), H * W, C, gate.data());
+    }
+    x = Buffer(&be, size_t(H) * W * bc.out);
+    be.linear(y.data(), H * W, b.pw.pointwise, b.pw.bias.data(), x.data());
+    C = bc.out;
+    activate(be, b.pw, x.data(), x.size());
+  }
+
+  LineFeatures f;
+  f.T = W / e.pool_w;
+  const int T = f.T;
+  f.backbone = Buffer(&be, size_t(T) * C);
+  be.avg_pool(x.data(), H, W, C, e.pool_h, e.pool_w, f.backbone.data());
+
+  Buffer r = conv_along_line(be, f.backbone.data(), T, C, lv.neck_in, lv.neck_in_b.data());
+  be.silu(r.data(), r.size());
+  Buffer h(&be, size_t(T) * e.neck_dim);
+  be.linear(r.data(), T, lv.neck_up, lv.neck_up_b.data(), h.data());
+  be.silu(h.data(), h.size());
+  for (const LineMixerLayer& L : lv.mixer) mixer_layer(be, L, e, h.data(), T);
+  be.layer_norm(h.data(), T, e.neck_dim, lv.neck_norm_w.data(), lv.neck_norm_b.data(), 1e-6f, h.data());
+  Buffer back(&be, size_t(T) * C);
+  be.linear(h.data(), T, lv.neck_back, lv.neck_back_b.data(), back.data());
+  be.silu(back.data(), back.size());
+  // neck_fuse over [backbone; back], as its two column halves.
+  Buffer fused = conv_along_line(be, f.backbone.data(), T, C, lv.neck_fuse_z, lv.neck_fuse_b.data());
+  Buffer fused_h = conv_along_line(be, back.data(), T, C, lv.neck_fuse_h, nullptr);
+  be.add(fused.data(), fused_h.data(), fused.size());
+  be.silu(fused.data(), fused.size());
+  f.neck = Buffer(&be, size_t(T) * e.neck_dim);
+  be.linear(fused.data(), T, lv.neck_out, lv.neck_out_b.data(), f.neck.data());
+  be.silu(f.neck.data(), f.neck.size());
+
+  Buffer logits(&be, size_t(T) * e.num_classes);
+  be.linear(f.neck.data(), T, lv.ctc, lv.ctc_b.data(), logits.data());
+  f.ctc_logits.resize(logits.size());
+  be.download(f.ctc_logits.data(), logits.data(), logits.size());
+  return f;
+}
+
+Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* reading) {
+  Backend& be = *m.backend;
+  const LineVision& lv = *m.line;
+  const LineEncoderConfig& e = m.cfg.vision.encoder;
+  const int D = m.cfg.text.hidden_size, classes = lv.ctc_table.cols, K = e.num_classes;
+  LineFeatures f = line_encoder(m, im);
+  const int T = f.T;
+
+  Buffer hid(&be, size_t(T) * D), part(&be, size_t(T) * D), out(&be, size_t(T) * D);
+  for (size_t i = 0; i < e.features.size(); ++i) {
+    const Buffer& feat = e.features[i] == "neck" ? f.neck : f.backbone;
+    be.linear(feat.data(), T, lv.proj_fc1[i], i == 0 ? lv.proj_fc1_b.data() : nullptr, i == 0 ? hid.data() : part.data());
+    if (i > 0) be.add(hid.data(), part.data(), hid.size());
+  }
+  be.gelu(hid.data(), hid.size());
+  be.linear(hid.data(), T, lv.proj_fc2, lv.proj_fc2_b.data(), out.data());
+
+  // The encoder's CTC distribution per column, folded onto our classes, read through the token embeddings.
+  std::vector<float> folded(size_t(T) * classes, 0.0f), p(static_cast<size_t>(K));
+  for (int t = 0; t < T; ++t) {
+    const float* z = f.ctc_logits.data() + size_t(t) * K;
+    const float top = *std::max_element(z, z + K);
+    double sum = 0;
+    for (int j = 0; j < K; ++j) sum += (p[size_t(j)] = std::exp(z[j] - top));
+    float* row = folded.data() + size_t(t) * classes;
+    for (int j = 0; j < K; ++j) row[lv.ctc_map[size_t(j)]] += float(p[size_t(j)] / sum);
+  }
+  if (reading && e.reading_positions) {
+    const int blank = m.cfg.text.vocab_size;
+    reading->assign(size_t(T), 0);
+    int started = 0, last = -1;
+    for (int t = 0; t < T; ++t) {
+      const float* row = folded.data() + size_t(t) * classes;
+      const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
+      if (best != blank && best != last) ++started;
+      (*reading)[size_t(t)] = started - (best != blank ? 1 : 0);
+      last = best;
+    }
+  }
+  Buffer ctc(&be, folded.size());
+  be.upload(ctc.data(), folded.data(), folded.size());
+  be.linear(ctc.data(), T, lv.ctc_table, nullptr, part.data());
+  be.add(out.data(), part.data(), out.size());
+  be.rms_norm(out.data(), T, D, lv.proj_norm.data(), m.cfg.text.rms_norm_eps, out.data());
+  return out;
+}
+
+}  // namespace saccade

@@ -1,0 +1,69 @@
+#pragma once
+// Format 4's vision path (docs/model-format.md "Format 4"): the pretrained line encoder (PP-OCRv4's recogniser,
+// re-parameterised: every backbone layer one convolution with its batch norm folded in) and the projector that
+// turns each column of 8 pixels into one image token from the encoder's features and its CTC distribution.
+#include <memory>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace saccade {
+
+struct Model;
+struct PreparedImage;
+
+// conv -> scale1 * x + bias1 -> hardswish -> scale2 * x + bias2 (PaddleOCR's learnable affine blocks).
+struct LineRepConv {
+  Buffer depthwise;  // [C, k, k] for a depthwise layer (then `pointwise` is empty)
+  Weight pointwise;  // [out, in] for a 1x1 layer
+  Buffer bias;
+  float scale1 = 1, bias1 = 0, scale2 = 1, bias2 = 0;
+};
+
+struct LineBlock {
+  LineRepConv dw, pw;
+  bool se = false;
+  Weight se_reduce, se_expand;
+  Buffer se_reduce_b, se_expand_b;
+};
+
+struct LineMixerLayer {
+  Buffer norm1_w, norm1_b, norm2_w, norm2_b, q_b, k_b, v_b, proj_b, fc1_b, fc2_b;
+  Weight q, k, v, proj, fc1, fc2;
+};
+
+struct LineVision {
+  Weight stem;  // [stem, 9]: the 3-channel stem's weights summed over channels, since lines are grey
+  Buffer stem_b;
+  std::vector<LineBlock> blocks;
+  // The neck's convolutions along the line; 1x3 ones in (kx, c) column order. neck_fuse reads the concatenation
+  // [pooled backbone; neck_back output], kept as its two column halves.
+  Weight neck_in, neck_up, neck_back, neck_fuse_z, neck_fuse_h, neck_out;
+  Buffer neck_in_b, neck_up_b, neck_back_b, neck_fuse_b, neck_out_b;
+  std::vector<LineMixerLayer> mixer;
+  Buffer neck_norm_w, neck_norm_b;
+  Weight ctc;
+  Buffer ctc_b;
+  // Projector: fc1 over the concatenated features, kept as one column block per feature (config order).
+  std::vector<Weight> proj_fc1;
+  Weight proj_fc2, ctc_table;  // ctc_table [D, V + 2]: the token embeddings and the two extra rows, transposed
+  Buffer proj_fc1_b, proj_fc2_b, proj_norm;
+  std::vector<int> ctc_map;  // CTC class -> our class (token id, V = blank, V + 1 = a character we lack)
+};
+
+// The encoder's outputs for one line of T = width / 8 columns.
+struct LineFeatures {
+  int T = 0;
+  Buffer backbone;                // [T, channels]
+  Buffer neck;                    // [T, neck_dim]
+  std::vector<float> ctc_logits;  // host [T, num_classes]
+};
+
+LineFeatures line_encoder(Model& m, const PreparedImage& im);
+
+// Image tokens [T, text hidden] of one line; with vision_config.positions "reading", each token's reading index
+// (greedy CTC over the folded distribution: a character's columns get its index, a blank column the next one's)
+// goes to `reading` when it is given.
+Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* reading);
+
+}  // namespace saccade
