@@ -21,11 +21,13 @@ import torch
 
 from saccade import real_dev
 from saccade.checkpoint import load
-from saccade.data import EVAL_SEED_BASE
+from saccade.data import EVAL_SEED_BASE, single_text_lines
+from saccade.line_encoder import ctc_greedy
+from saccade.line_model import LineOCR
+from saccade.line_reader import read_charset
 from saccade.decode import Region, diffusion, greedy_ar, mtp_spec, self_spec
 from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.metrics import edit_distance, normalize_formula, teds
-from saccade.preprocess import preprocess
 from saccade.tokenizer import Tokenizer
 from saccade.vocab import PROMPTS
 
@@ -67,7 +69,7 @@ class Scores:
 
 
 def recognise(model, tok, image, kind, max_new):
-    pixels = preprocess(image, model.config["image"])
+    pixels = model.prepare(image)
     return tok.decode(greedy_ar(Region(model, pixels, PROMPTS[kind]), output_cap(model, pixels, max_new)).ids)
 
 
@@ -88,8 +90,8 @@ def tesseract(image, kind):
 
 def output_cap(model, pixels, max_new):
     """At most 8 tokens per image token (+64): a region cannot hold more, so a looping decode stops."""
-    unit = model.config["image"]["unit"]
-    return min(max_new, 64 + 8 * (pixels.shape[0] // unit) * (pixels.shape[1] // unit))
+    rows, cols = model.image_grid(pixels)
+    return min(max_new, 64 + 8 * rows * cols)
 
 
 def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
@@ -100,9 +102,14 @@ def evaluate_synthetic(model, n, max_new, with_ar, diffusion_samples, log):
     spec_tokens = spec_forwards = 0
     mtp = {"identical": 0, "tokens": 0, "forwards": 0} if model.mtp is not None else None
     diff = {tau: {"scores": Scores(), "tokens": 0, "forwards": 0} for tau in TAUS}
-    for i in range(n if with_ar else min(n, diffusion_samples)):
-        region = generate_region(EVAL_SEED_BASE + i)
-        pixels = preprocess(region.image, model.config["image"])
+    count = n if with_ar else min(n, diffusion_samples)
+    # A line model reads single lines (the pipeline cuts pages into lines and cells); the others whole regions.
+    if isinstance(model, LineOCR):
+        regions = [r for _, r in single_text_lines(EVAL_SEED_BASE, count)]
+    else:
+        regions = [generate_region(EVAL_SEED_BASE + i) for i in range(count)]
+    for i, region in enumerate(regions):
+        pixels = model.prepare(region.image)
         prompt, cap = PROMPTS[region.kind], output_cap(model, pixels, max_new)
         if with_ar:
             ar = greedy_ar(Region(model, pixels, prompt), cap)
@@ -150,20 +157,31 @@ def evaluate_real(model, root, limit, max_new, log):
             ("sroie_line_cer", "text", real_dev.sroie_lines, "cer", True),
             ("pubtabnet_teds", "table", real_dev.pubtabnet_tables, "mean_teds", False),
             ("im2latex_exact", "formula", real_dev.im2latex_formulas, "exact_rate", False)]
-    ours, theirs, counts, examples = {}, {}, {}, {}
+    ours, theirs, counts, examples, readout = {}, {}, {}, {}, {}
+    line_model = isinstance(model, LineOCR)
+    charset = read_charset() if line_model else None
     for key, kind, reader, metric, casefold in sets:
         crops = reader(root, limit)
-        model_scores, tess_scores = Scores(), Scores()
+        model_scores, tess_scores, ctc_scores = Scores(), Scores(), Scores()
         examples[key] = []
         for image, truth in crops:
             pred = recognise(model, tok, image, kind, max_new)
             model_scores.add(kind, pred, truth, casefold)
             tess_scores.add(kind, tesseract(image, kind), truth, casefold)
+            if line_model and kind == "text":  # the pretrained encoder's own CTC head, on the same crops
+                logits = model.encoder(model.prepare(image))["ctc_logits"][0]
+                ctc_scores.add(kind, ctc_greedy(logits, charset), truth, casefold)
             if len(examples[key]) < 5:  # what the model wrote; the licensed ground truth stays out of results
                 examples[key].append(pred[:200])
         ours[key], theirs[key], counts[key] = getattr(model_scores, metric), getattr(tess_scores, metric), len(crops)
-        log(f"real {key}: model {ours[key]} tesseract {theirs[key]} on {len(crops)} crops")
-    return {"real_dev": {**ours, "crops": counts, "examples": examples}, "tesseract": theirs}
+        if ctc_scores.chars:
+            readout[key] = ctc_scores.cer
+        log(f"real {key}: model {ours[key]} tesseract {theirs[key]} ctc readout {readout.get(key)} "
+            f"on {len(crops)} crops")
+    result = {"real_dev": {**ours, "crops": counts, "examples": examples}, "tesseract": theirs}
+    if readout:
+        result["ctc_readout"] = readout
+    return result
 
 
 def main():

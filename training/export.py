@@ -1,7 +1,8 @@
-"""Export a training checkpoint to the contract's folder (config.json, fp16 model.safetensors, tokenizer.json).
+"""Export a training checkpoint (train.py's or train_line.py's) to the contract's folder (config.json,
+model.safetensors, tokenizer.json).
 
     /usr/bin/python3 export.py /tmp/saccade-train/<run>/last.pt ../assets/models/saccade-ocr-tiny \
-        --glyph-head runs/<run>/glyph_head.safetensors
+        [--glyph-head runs/<run>/glyph_head.safetensors]
 
 The glyph head (saccade/glyphs.py) is trained beside the model and never part of it; --glyph-head keeps it
 for the next run (train.py --init-glyph-head), which otherwise starts it from scratch.
@@ -11,6 +12,7 @@ import argparse
 import torch
 
 from saccade.checkpoint import export
+from saccade.line_model import LineOCR
 from saccade.model import SaccadeOCR
 from saccade.safetensors_io import save_file
 
@@ -22,7 +24,8 @@ def main():
     p.add_argument("--glyph-head", default=None, help="also write the checkpoint's glyph head here")
     args = p.parse_args()
     state = torch.load(args.checkpoint, map_location="cpu")  # a GPU run's checkpoint exports anywhere
-    model = SaccadeOCR(state["config"])
+    config = state["config"]
+    model = LineOCR(config) if config.get("format_version") == 4 else SaccadeOCR(config)
     model.load_state_dict(state["model"])
     export(model, args.out_dir)
     if args.glyph_head:

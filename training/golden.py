@@ -14,7 +14,6 @@ from saccade.checkpoint import load
 from saccade.decode import MtpDrafter, Region, causal, draft_mask, greedy_ar, mtp_spec, self_spec
 from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.sequence import text_positions
-from saccade.preprocess import preprocess
 from saccade.vocab import MASK, PROMPTS
 
 GOLDEN_SEED_BASE = 2_000_000_000  # outside training and evaluation seeds
@@ -42,8 +41,13 @@ def region_golden(model, image, kind, out_dir, name, max_new):
     img = np.ascontiguousarray(image, dtype=np.uint8)
     img.tofile(os.path.join(out_dir, f"{name}.image.u8"))
     entry["image"] = {"file": f"{name}.image.u8", "dtype": "uint8", "shape": list(img.shape)}
-    pixels = preprocess(img, model.config["image"])
-    entry["pixels"] = write_f32(out_dir, f"{name}.pixels", pixels)
+    pixels = model.prepare(img)
+    # A line model's input is the grey line repeated in its three channels: one of them is the whole input.
+    entry["pixels"] = write_f32(out_dir, f"{name}.pixels", pixels[0, 0] if pixels.dim() == 4 else pixels)
+    if hasattr(model, "encoder"):
+        out = model.encoder(pixels)
+        for key in ("backbone", "neck", "ctc_logits"):
+            entry[f"line_{key}"] = write_f32(out_dir, f"{name}.line_{key}", out[key][0])
     region = Region(model, pixels, PROMPTS[kind])
     entry["image_embeds"] = write_f32(out_dir, f"{name}.image_embeds", region.image_embeds)
     entry["prefix_length"] = region.cache.length

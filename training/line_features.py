@@ -18,6 +18,7 @@ import torch
 from saccade.line_encoder import LineEncoder
 from saccade.line_reader import ONNX_PATH, LineReader, read_charset
 from saccade.config import VOCAB_SIZE
+from saccade.data import is_single_line
 from saccade.ppocr_onnx import read_graph
 from saccade.synth import generate_region
 
@@ -39,7 +40,7 @@ def make_shard(args):
     rows = {"seed": [], "target": [], "neck": [], "backbone": [], "ctc": []}
     for seed in range(first, first + count):
         region = generate_region(seed, kind="text")
-        if "\n" in region.target or not region.target.strip() or len(region.target) > max_chars:
+        if not is_single_line(region) or len(region.target) > max_chars:
             continue
         f = reader.features(region.image, max_width)
         rows["seed"].append(seed)

@@ -4,6 +4,8 @@ the dual AR + diffusion objective; the pretrained encoder stays frozen (docs/dec
     /usr/bin/python3 line_features.py --lines 16000 --out /tmp/saccade-lines
     /usr/bin/python3 train_line.py --name line-v1 --features /tmp/saccade-lines --minutes 60
 
+--mtp-onto DIR trains an MTP head onto the exported model in DIR the same way (docs/decisions/0018).
+
 Resumable: re-running the same command continues from --ckpt-dir's last.pt. The learning rate follows
 wall-clock time (warm-up, then cosine to 10% at --minutes). Every --eval-every steps the model reads
 --eval-lines fresh generated lines (seeds from EVAL_SEED_BASE, never trained on) through the whole path,
@@ -20,16 +22,17 @@ import time
 import torch
 
 from saccade.config import VOCAB_SIZE
-from saccade.data import EVAL_SEED_BASE
+from saccade.data import EVAL_SEED_BASE, single_text_lines
 from saccade.decode import Region, greedy_ar
 from saccade.launch import record_launch
 from saccade.line_encoder import ctc_greedy, line_pixels
 from saccade.line_model import LineOCR, line_config, load_encoder
+from saccade.checkpoint import export, load
 from saccade.loss import dual_loss
 from saccade.masks import build_sample, collate
 from saccade.metrics import edit_distance
-from saccade.model import count_parameters
-from saccade.synth import generate_region
+from saccade.model import MtpHead, count_parameters
+from saccade.mtp import DRAFTS as MTP_DRAFTS, chain_loss
 from saccade.tokenizer import Tokenizer
 from saccade.vocab import PROMPTS
 
@@ -53,14 +56,21 @@ def parse_args(argv=None):
     p.add_argument("--kv-heads", type=int, default=4)
     p.add_argument("--intermediate", type=int, default=768)
     p.add_argument("--features-used", default="neck,backbone", help="encoder outputs each image token reads")
+    p.add_argument("--positions", default="reading", choices=["reading", "grid"],
+                   help="image token positions: the encoder's reading index, or the column (line_model.py)")
+    p.add_argument("--max-target-tokens", type=int, default=96, help="longer lines are skipped")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-lines", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mtp-onto", default=None,
+                   help="train an MTP head onto this exported model (its other weights frozen; the log's ar and "
+                        "diff columns then hold the chain's depth-1 and depth-3 losses) and write it back there")
     return p.parse_args(argv)
 
 
-def load_lines(folder, tokenizer, features):
-    """Every cached line whose target the tokenizer covers: (feature [T, F] float16, ctc, target ids)."""
+def load_lines(folder, tokenizer, features, max_tokens=10**9):
+    """Every cached line whose target the tokenizer covers in at most max_tokens tokens: (features [T, F]
+    float16, ctc, target ids)."""
     lines = []
     for path in sorted(glob.glob(os.path.join(folder, "shard-*.pt"))):
         rows = torch.load(path)
@@ -69,12 +79,14 @@ def load_lines(folder, tokenizer, features):
                 ids = tokenizer.encode(target)
             except ValueError:
                 continue
+            if len(ids) > max_tokens:
+                continue
             feats = torch.cat([rows[f][i] for f in features], dim=-1)
             lines.append((feats, rows["ctc"][i], ids))
     return lines
 
 
-def batches(lines, token_budget, max_batch, block_size, rng, generator):
+def batches(lines, token_budget, max_batch, block_size, rng, generator, reading):
     """Endless batches of similar length (a shuffled pool sorted by length, cut by the token budget)."""
     while True:
         order = list(range(len(lines)))
@@ -84,7 +96,8 @@ def batches(lines, token_budget, max_batch, block_size, rng, generator):
             chunk, out = [], []
             for i in pool:
                 feats, ctc, ids = lines[i]
-                s = build_sample(1, feats.shape[0], PROMPTS["text"], ids, block_size, generator)
+                s = build_sample(1, feats.shape[0], PROMPTS["text"], ids, block_size, generator,
+                                 reading=reading(ctc.float()))
                 s["features"], s["ctc"] = feats, ctc
                 if chunk and (len(s["input_ids"]) * (len(chunk) + 1) > token_budget or len(chunk) >= max_batch):
                     out.append(chunk)
@@ -102,15 +115,16 @@ def step_loss(model, samples):
     return dual_loss(logits, batch["ar_labels"], batch["diff_labels"])
 
 
-def eval_lines(n):
-    """Fresh generated single lines (gray crop, target) from the evaluation seeds."""
-    out, seed = [], EVAL_SEED_BASE
-    while len(out) < n:
-        r = generate_region(seed, kind="text")
-        seed += 1
-        if "\n" not in r.target and r.target.strip():
-            out.append((r.image, r.target))
-    return out
+def head_loss(model, samples):
+    """The MTP head's chain loss over the clean streams, the trunk frozen (saccade/mtp.py)."""
+    batch = collate(samples)
+    batch["layout"] = [(s["prefix_len"], s["stream_len"]) for s in samples]
+    T = max(P + L for P, L in batch["layout"])
+    with torch.no_grad():
+        embeds = [model.project(s["features"].float(), s["ctc"].float()) for s in samples]
+        hidden, _ = model.trunk(batch["input_ids"][:, :T], batch["pos3"][:, :T], batch["attn"][:, :T, :T], embeds)
+    loss, per_depth = chain_loss(model, batch, hidden, embeds, MTP_DRAFTS)
+    return loss, torch.tensor(per_depth[0]), torch.tensor(per_depth[-1])
 
 
 @torch.no_grad()
@@ -141,13 +155,26 @@ def main():
     tokenizer = Tokenizer()
     encoder_config, encoder_state, charset = load_encoder()
     features = args.features_used.split(",")
-    config = line_config(encoder_config, features, hidden_size=args.hidden, num_layers=args.layers,
+    config = line_config(encoder_config, features, args.positions, hidden_size=args.hidden, num_layers=args.layers,
                          num_attention_heads=args.heads, num_key_value_heads=args.kv_heads,
                          intermediate_size=args.intermediate)
-    model = LineOCR(config)
-    model.encoder.load_state_dict(encoder_state)
-    model.set_charset(charset)
-    trainable = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    if args.mtp_onto:  # a head for an exported model: everything else stays as it is
+        model = load(args.mtp_onto)
+        config = model.config
+        config["text_config"]["num_mtp_layers"] = 1
+        model.mtp = MtpHead(config["text_config"])
+        model.mtp.apply(model._init)
+    else:
+        model = LineOCR(config)
+        model.encoder.load_state_dict(encoder_state)
+        model.set_charset(charset)
+    objective = head_loss if args.mtp_onto else step_loss
+    trainable = [p for n, p in model.named_parameters()
+                 if (n.startswith("mtp.") if args.mtp_onto else not n.startswith("encoder."))]
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in trainable:
+        p.requires_grad_(True)
     opt = torch.optim.AdamW(trainable, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     step, elapsed = 0, 0.0
     last = os.path.join(ckpt_dir, "last.pt")
@@ -156,13 +183,13 @@ def main():
         model.load_state_dict(state["model"], strict=False)
         opt.load_state_dict(state["opt"])
         step, elapsed = state["step"], state["elapsed"]
-    lines = load_lines(args.features, tokenizer, features)
-    held_out = eval_lines(args.eval_lines)
+    lines = load_lines(args.features, tokenizer, features, args.max_target_tokens)
+    held_out = [(r.image, r.target) for _, r in single_text_lines(EVAL_SEED_BASE, args.eval_lines)]
     print(f"{len(lines)} cached lines, {count_parameters(model) - count_parameters(model.encoder)} trainable "
           f"parameters, step {step}", flush=True)
     log = open(os.path.join(run_dir, "log.jsonl"), "a")
     stream = batches(lines, args.token_budget, args.max_batch, config["diffusion_block_size"],
-                     random.Random(args.seed + step), torch.Generator().manual_seed(args.seed + step))
+                     random.Random(args.seed + step), torch.Generator().manual_seed(args.seed + step), model.reading)
     budget = args.minutes * 60
     start = time.time() - elapsed
     model.train()
@@ -171,7 +198,7 @@ def main():
         lr = args.lr * min(1.0, (step + 1) / args.warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * t / budget)))
         for g in opt.param_groups:
             g["lr"] = lr
-        loss, ar, diff = step_loss(model, next(stream))
+        loss, ar, diff = objective(model, next(stream))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainable, 1.0)
@@ -190,6 +217,8 @@ def main():
     cer, ctc = evaluate(model, held_out, tokenizer, charset)
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
                 "elapsed": time.time() - start, "config": config}, last)
+    if args.mtp_onto:
+        export(model, args.mtp_onto)
     log.write(json.dumps({"step": step, "time": round(time.time() - start), "eval_cer": cer, "ctc_cer": ctc}) + "\n")
     print(f"done: step {step}, eval CER {cer:.4f}, encoder CTC CER {ctc:.4f}", flush=True)
 

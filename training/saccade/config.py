@@ -44,11 +44,19 @@ def default_config(**text_overrides):
     return config
 
 
+_REQUIRED_LINE = {
+    "vision_config": ["type", "encoder", "features"],
+    "text_config": _REQUIRED["text_config"],
+    "image": ["height", "column", "max_width", "mean", "std"],
+}
+
+
 def validate(config):
+    required = _REQUIRED_LINE if config.get("format_version") == 4 else _REQUIRED
     for key in _REQUIRED_TOP:
         if key not in config:
             raise KeyError(f"config.json: missing required key '{key}'")
-    for section, keys in _REQUIRED.items():
+    for section, keys in required.items():
         if section not in config:
             raise KeyError(f"config.json: missing required key '{section}'")
         for key in keys:

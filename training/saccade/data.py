@@ -16,6 +16,24 @@ EVAL_SEED_BASE = 1_000_000_000
 """Evaluation regions use seeds from here up; training seeds stay below, so the two never meet."""
 
 
+def is_single_line(region):
+    """A generated text region a line model reads: one line of text."""
+    return region.kind == "text" and "\n" not in region.target and bool(region.target.strip())
+
+
+def single_text_lines(first_seed, n):
+    """The first n single-line text regions from first_seed up, as (seed, region)."""
+    from .synth import generate_region
+
+    out, seed = [], first_seed
+    while len(out) < n:
+        region = generate_region(seed, kind="text")
+        if is_single_line(region):
+            out.append((seed, region))
+        seed += 1
+    return out
+
+
 def encode_region(image, target, kind, config, tokenizer, generator, offset=None, chars=None):
     """A generated region -> one three-stream training sample with its image patches, and the glyph and look
     targets (glyphs.py, looking.py) when `chars` (the generator's character boxes) are given."""

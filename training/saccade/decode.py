@@ -63,8 +63,8 @@ class Region:
 
     def __init__(self, model, pixels, prompt_id):
         self.model = model
-        self.image_embeds, (rows, cols) = model.image_tokens(pixels)
-        ids, pos, p = prefix(rows, cols, prompt_id)
+        self.image_embeds, (rows, cols), reading = model.image_tokens(pixels)
+        ids, pos, p = prefix(rows, cols, prompt_id, reading)
         self.cache = KVCache()
         x = model.embed(ids[None], [self.image_embeds])
         logits, new, hidden = model.extend(x, pos[None], causal(len(ids))[None], None)

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import DEFAULT_CONFIG
-from .line_encoder import COLUMN, HEIGHT, LineEncoder
+from .line_encoder import COLUMN, HEIGHT, LineEncoder, line_pixels
 from .line_reader import ONNX_PATH, class_map, fold, read_charset
 from .model import RMSNorm, SaccadeOCR
 from .ppocr_onnx import read_graph
@@ -24,12 +24,14 @@ FEATURES = {"neck": 120, "backbone": 480}
 FORMAT_VERSION = 4
 
 
-def line_config(encoder_config, features, **text_overrides):
+def line_config(encoder_config, features, positions="reading", **text_overrides):
     """config.json of a line model: the converted encoder's structure, the features its image tokens read,
-    and the decoder (DEFAULT_CONFIG's text_config with overrides)."""
+    where its image tokens sit ("reading": sequence.prefix; "grid": at their columns), and the decoder
+    (DEFAULT_CONFIG's text_config with overrides)."""
     config = copy.deepcopy(DEFAULT_CONFIG)
     config["format_version"] = FORMAT_VERSION
-    config["vision_config"] = {"type": "pp_ocr_line", "encoder": encoder_config, "features": list(features)}
+    config["vision_config"] = {"type": "pp_ocr_line", "encoder": encoder_config, "features": list(features),
+                               "positions": positions}
     config["image"] = {"height": HEIGHT, "column": COLUMN, "max_width": 1600, "mean": 0.5, "std": 0.5}
     config["text_config"].update(text_overrides)
     return config
@@ -39,6 +41,17 @@ def load_encoder(path=ONNX_PATH):
     """The pretrained encoder from the npm package's ONNX file: (config, state dict, CTC charset)."""
     config, state = read_graph(path)
     return config, state, read_charset()
+
+
+def reading_index(ctc, blank):
+    """Per column, the index of the character the encoder reads there: greedy CTC over the folded
+    distribution ctc [T, V + 2] (argmax per column; a new character starts where the argmax is not blank and
+    differs from the column before). A character's columns get its index; blank columns get the index of the
+    next character, so the gap before character n (a space the encoder may have missed) sits with it."""
+    best = ctc.argmax(-1)
+    shown = best != blank
+    starts = shown & torch.cat([best.new_ones(1, dtype=torch.bool), best[1:] != best[:-1]])
+    return torch.cumsum(starts.long(), 0) - shown.long()
 
 
 class LineProjector(nn.Module):
@@ -78,6 +91,18 @@ class LineOCR(SaccadeOCR):
         V = self.config["text_config"]["vocab_size"]
         return feats, fold(torch.softmax(out["ctc_logits"][0].float(), -1), self.ctc_map, V + 2)
 
+    def prepare(self, gray):
+        return line_pixels(gray, self.config["image"]["max_width"])
+
+    def image_grid(self, pixels):
+        return 1, pixels.shape[-1] // self.config["image"]["column"]
+
     def image_tokens(self, pixels):
         feats, ctc = self.encoder_features(pixels)
-        return self.project(feats, ctc), (1, feats.shape[0])
+        return self.project(feats, ctc), (1, feats.shape[0]), self.reading(ctc)
+
+    def reading(self, ctc):
+        """The image tokens' positions (sequence.prefix) when vision_config.positions is "reading", else None."""
+        if self.config["vision_config"].get("positions") != "reading":
+            return None
+        return reading_index(ctc, self.config["text_config"]["vocab_size"])

@@ -46,12 +46,12 @@ def complementary_masks(blocks, generator):
     return mask_a, ~mask_a
 
 
-def build_sample(rows, cols, prompt_id, target_ids, block_size, generator, offset=None):
+def build_sample(rows, cols, prompt_id, target_ids, block_size, generator, offset=None, reading=None):
     """One training sequence. Returns dict of input_ids [T], pos3 [T, 3], attn [T, T], ar_labels [T],
-    diff_labels [T]."""
+    diff_labels [T]. reading: a line model's image positions (sequence.prefix)."""
     if offset is None:
         offset = int(torch.randint(block_size, (), generator=generator))
-    pre_ids, pre_pos, p = prefix(rows, cols, prompt_id)
+    pre_ids, pre_pos, p = prefix(rows, cols, prompt_id, reading)
     P = len(pre_ids)
     y = padded_target(target_ids, block_size, offset)
     L = len(y)

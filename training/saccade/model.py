@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .preprocess import patchify
+from .preprocess import patchify, preprocess
 
 
 class RMSNorm(nn.Module):
@@ -49,6 +49,9 @@ def mrope_angles(pos3, head_dim, theta, section):
     axis = (j >= section[0]).long() + (j >= section[0] + section[1]).long()
     pos = pos3.to(torch.float64)[..., axis]
     return pos * freq
+
+
+FUSED_ATTENTION = tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 1)
 
 
 def attention_bias(mask, dtype):
@@ -221,8 +224,14 @@ class DecoderAttention(nn.Module):
         k, v = new_kv = self.keys(x, cos, sin)
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
-        # Query head j uses kv head j // group: stack each kv head's queries instead of copying k and v.
         group = self.hq // self.hkv
+        if not watch and FUSED_ATTENTION:
+            # The same arithmetic in one fused kernel (PyTorch >= 2.1): training's three-stream sequences are
+            # several hundred rows long, where the explicit form below spends most of the step.
+            out = F.scaled_dot_product_attention(q, k.repeat_interleave(group, 1), v.repeat_interleave(group, 1),
+                                                 attn_mask=bias[:, None], scale=1.0)
+            return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), new_kv, None
+        # Query head j uses kv head j // group: stack each kv head's queries instead of copying k and v.
         q = q.reshape(B, self.hkv, group * T, self.d)
         scores = (q @ k.transpose(-1, -2)).view(B, self.hkv, group, T, -1) + bias[:, None, None]
         probs = scores.softmax(-1)
@@ -300,12 +309,22 @@ class SaccadeOCR(nn.Module):
         feats = self.vision(patch_list, grids)
         return [self.merger(f, g) for f, g in zip(feats, grids)]
 
+    def prepare(self, gray):
+        """An 8-bit grey crop -> the model's input pixels (docs/model-format.md, "Image preprocessing")."""
+        return preprocess(gray, self.config["image"])
+
+    def image_grid(self, pixels):
+        """(rows, cols) of image tokens that preprocessed pixels give."""
+        unit = self.config["image"]["unit"]
+        return pixels.shape[0] // unit, pixels.shape[1] // unit
+
     def image_tokens(self, pixels):
-        """One preprocessed image -> its image embeddings [rows*cols, D] and the merged grid (rows, cols)."""
+        """One preprocessed image -> its image embeddings [rows*cols, D], the merged grid (rows, cols) and the
+        image tokens' reading positions (None: grid positions; sequence.prefix)."""
         vc = self.config["vision_config"]
         patches, grid = patchify(pixels.to(self.lm_head.weight.dtype), vc["patch_size"])
         m = vc["merge_size"]
-        return self.encode_images([patches], [grid])[0], (grid[0] // m, grid[1] // m)
+        return self.encode_images([patches], [grid])[0], (grid[0] // m, grid[1] // m), None
 
     def _rope(self, pos3):
         tc = self.config["text_config"]
