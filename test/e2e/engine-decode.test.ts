@@ -114,9 +114,14 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   await page.locator('[data-testid=progress][data-phase=decoding]').waitFor({ timeout: 60_000 });
   await page.getByTestId('stats').filter({ hasText: 'MTP speculative' }).waitFor();
   // The newest round: the drafts it checked, the trunk's token (a correction, or its own after drafts that
-  // all held), the head's drafts for the next round.
-  await page.locator('[data-testid=round-detail] .slots .slot-carried').first().waitFor({ timeout: 120_000 });
-  assert.equal(await page.locator('[data-testid=round-detail] .slots').locator('.slot-free, .slot-corrected').count(), 1);
+  // all held), the head's drafts for the next round. The detail follows the newest round while lines decode
+  // in a few rounds each, so it is read in one snapshot: a round that carries drafts on has one trunk token.
+  const trunkTokens = await page.waitForFunction(() => {
+    const slots = document.querySelector('[data-testid=round-detail] .slots');
+    if (!slots || !slots.querySelector('.slot-carried')) return null;
+    return { count: slots.querySelectorAll('.slot-free, .slot-corrected').length };
+  }, undefined, { timeout: 120_000, polling: 50 });
+  assert.deepEqual(await trunkTokens.jsonValue(), { count: 1 });
   await page.screenshot({ path: `${ARTIFACTS}/engine-mtp.png` });
   await page.getByTestId('cancel').click();
   await page.locator('[data-testid=progress][data-phase=cancelled], [data-testid=progress][data-phase=done]').first().waitFor({ timeout: 30_000 });
