@@ -219,8 +219,12 @@ beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same cro
 
 - Lines only: formulas and multi-line regions are outside what it reads; no handwriting; Chinese characters
   fold onto one "character we lack" class and are not written.
-- The decoder trained for {last['time'] / 60:.0f} minutes on two CPU cores; its errors are where the encoder's reading
-  drifts (missed or invented characters early in a line shift the rest).
+- The decoder trained for {last['time'] / 60:.0f} minutes on two CPU cores, on generated lines only. Two kinds of error
+  dominate: where the encoder's reading misses or invents a character, the characters after it can be written
+  twice or skipped (the positions are off by one from there); and on real scans it changes letters the
+  encoder's CTC head read right (D to O, S to 5), trusting features of a kind it never saw in training, which
+  is why it reads real scribe lines worse than that head alone. Compare the two columns above before relying
+  on it.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
