@@ -21,12 +21,12 @@ import time
 
 import torch
 
-from saccade.config import VOCAB_SIZE
 from saccade.data import EVAL_SEED_BASE, single_text_lines
 from saccade.decode import Region, greedy_ar
 from saccade.launch import record_launch
-from saccade.line_encoder import ctc_greedy, line_pixels
+from saccade.line_encoder import ctc_greedy
 from saccade.line_model import LineOCR, line_config, load_encoder
+from saccade.line_reader import read_charset
 from saccade.checkpoint import export, load
 from saccade.loss import dual_loss
 from saccade.masks import build_sample, collate
@@ -132,7 +132,7 @@ def evaluate(model, lines, tokenizer, charset):
     model.eval()
     edits = ctc_edits = chars = 0
     for image, target in lines:
-        pixels = line_pixels(image)
+        pixels = model.prepare(image)
         region = Region(model, pixels, PROMPTS["text"])
         pred = tokenizer.decode(greedy_ar(region, max_new=2 * pixels.shape[-1] // 8 + 16).ids)
         ctc = ctc_greedy(model.encoder(pixels)["ctc_logits"][0], charset)
@@ -153,18 +153,18 @@ def main():
     os.makedirs(ckpt_dir, exist_ok=True)
     record_launch(run_dir)
     tokenizer = Tokenizer()
-    encoder_config, encoder_state, charset = load_encoder()
     features = args.features_used.split(",")
-    config = line_config(encoder_config, features, args.positions, hidden_size=args.hidden, num_layers=args.layers,
-                         num_attention_heads=args.heads, num_key_value_heads=args.kv_heads,
-                         intermediate_size=args.intermediate)
     if args.mtp_onto:  # a head for an exported model: everything else stays as it is
         model = load(args.mtp_onto)
-        config = model.config
+        config, charset = model.config, read_charset()
         config["text_config"]["num_mtp_layers"] = 1
         model.mtp = MtpHead(config["text_config"])
         model.mtp.apply(model._init)
     else:
+        encoder_config, encoder_state, charset = load_encoder()
+        config = line_config(encoder_config, features, args.positions, hidden_size=args.hidden,
+                             num_layers=args.layers, num_attention_heads=args.heads,
+                             num_key_value_heads=args.kv_heads, intermediate_size=args.intermediate)
         model = LineOCR(config)
         model.encoder.load_state_dict(encoder_state)
         model.set_charset(charset)
@@ -192,6 +192,11 @@ def main():
                      random.Random(args.seed + step), torch.Generator().manual_seed(args.seed + step), model.reading)
     budget = args.minutes * 60
     start = time.time() - elapsed
+
+    def save():
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "elapsed": time.time() - start, "config": config}, last)
+
     model.train()
     while time.time() - start < budget:
         t = time.time() - start
@@ -209,14 +214,12 @@ def main():
                    "ar": ar.item(), "diff": diff.item()}
             if step % args.eval_every == 0:
                 row["eval_cer"], row["ctc_cer"] = evaluate(model, held_out, tokenizer, charset)
-                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                            "elapsed": time.time() - start, "config": config}, last)
+                save()
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(json.dumps(row), flush=True)
     cer, ctc = evaluate(model, held_out, tokenizer, charset)
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                "elapsed": time.time() - start, "config": config}, last)
+    save()
     if args.mtp_onto:
         export(model, args.mtp_onto)
     log.write(json.dumps({"step": step, "time": round(time.time() - start), "eval_cer": cer, "ctc_cer": ctc}) + "\n")
