@@ -15,7 +15,7 @@ void activate(Backend& be, const LineRepConv& c, float* x, size_t n) {
   be.affine_hardswish(x, n, c.scale1, c.bias1, c.scale2, c.bias2);
 }
 
-// A 1 x k convolution along the line [T, C_in] -> [T, w.rows], then swish.
+// A 1 x k convolution along the line: [T, C_in] -> [T, w.rows].
 Buffer conv_along_line(Backend& be, const float* x, int T, int C, const Weight& w, const float* bias) {
   const int k = w.cols / C;
   Buffer windows(&be, size_t(T) * k * C), y(&be, size_t(T) * w.rows);
