@@ -24,6 +24,7 @@ import torch
 from saccade.data import EVAL_SEED_BASE, single_text_lines
 from saccade.decode import Region, greedy_ar
 from saccade.launch import record_launch
+from saccade.line_augment import double_spaces, drop_readings, jitter_features
 from saccade.line_encoder import ctc_greedy
 from saccade.line_model import LineOCR, line_config, load_encoder
 from saccade.line_reader import read_charset
@@ -62,6 +63,14 @@ def parse_args(argv=None):
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-lines", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init", default=None, help="start from this checkpoint's weights (a last.pt; new optimiser)")
+    p.add_argument("--drop-space", type=float, default=0.0,
+                   help="chance that each space the CTC reading shows is taken out of it (line_augment.py)")
+    p.add_argument("--drop-other", type=float, default=0.0, help="the same for every other character")
+    p.add_argument("--double-space", type=float, default=0.0,
+                   help="chance that each space of the CTC reading is read twice (line_augment.py)")
+    p.add_argument("--feature-noise", type=float, default=0.0,
+                   help="Gaussian noise on the encoder features, in units of each channel's spread over the line")
     p.add_argument("--mtp-onto", default=None,
                    help="train an MTP head onto this exported model (its other weights frozen; the log's ar and "
                         "diff columns then hold the chain's depth-1 and depth-3 losses) and write it back there")
@@ -86,8 +95,9 @@ def load_lines(folder, tokenizer, features, max_tokens=10**9):
     return lines
 
 
-def batches(lines, token_budget, max_batch, block_size, rng, generator, reading):
-    """Endless batches of similar length (a shuffled pool sorted by length, cut by the token budget)."""
+def batches(lines, token_budget, max_batch, block_size, rng, generator, reading, augment):
+    """Endless batches of similar length (a shuffled pool sorted by length, cut by the token budget), each
+    line's encoder output through augment(features, ctc) afresh every time it is drawn."""
     while True:
         order = list(range(len(lines)))
         rng.shuffle(order)
@@ -96,8 +106,9 @@ def batches(lines, token_budget, max_batch, block_size, rng, generator, reading)
             chunk, out = [], []
             for i in pool:
                 feats, ctc, ids = lines[i]
+                feats, ctc = augment(feats, ctc.float())
                 s = build_sample(1, feats.shape[0], PROMPTS["text"], ids, block_size, generator,
-                                 reading=reading(ctc.float()))
+                                 reading=reading(ctc))
                 s["features"], s["ctc"] = feats, ctc
                 if chunk and (len(s["input_ids"]) * (len(chunk) + 1) > token_budget or len(chunk) >= max_batch):
                     out.append(chunk)
@@ -168,6 +179,8 @@ def main():
         model = LineOCR(config)
         model.encoder.load_state_dict(encoder_state)
         model.set_charset(charset)
+    if args.init:
+        model.load_state_dict(torch.load(args.init)["model"], strict=False)
     objective = head_loss if args.mtp_onto else step_loss
     trainable = [p for n, p in model.named_parameters()
                  if (n.startswith("mtp.") if args.mtp_onto else not n.startswith("encoder."))]
@@ -188,8 +201,17 @@ def main():
     print(f"{len(lines)} cached lines, {count_parameters(model) - count_parameters(model.encoder)} trainable "
           f"parameters, step {step}", flush=True)
     log = open(os.path.join(run_dir, "log.jsonl"), "a")
+    generator = torch.Generator().manual_seed(args.seed + step)
+    V = config["text_config"]["vocab_size"]
+    space = tokenizer.vocab[" "]
+
+    def augment(feats, ctc):
+        ctc = drop_readings(ctc, V, space, args.drop_space, args.drop_other, generator)
+        ctc = double_spaces(ctc, V, space, args.double_space, generator)
+        return jitter_features(feats, args.feature_noise, generator), ctc
+
     stream = batches(lines, args.token_budget, args.max_batch, config["diffusion_block_size"],
-                     random.Random(args.seed + step), torch.Generator().manual_seed(args.seed + step), model.reading)
+                     random.Random(args.seed + step), generator, model.reading, augment)
     budget = args.minutes * 60
     start = time.time() - elapsed
 
