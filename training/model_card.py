@@ -24,6 +24,8 @@ def main():
     p.add_argument("run_dir")
     p.add_argument("--compute", default="2 CPU cores", help="what the run trained on, for the card")
     p.add_argument("--mtp-run", default=None, help="the run that trained the model's MTP head (train_mtp.py)")
+    p.add_argument("--earlier-runs", default="",
+                   help="comma list of the runs run_dir was fine-tuned from (train_line.py --init), oldest first")
     args = p.parse_args()
     model_dir, run_dir = args.model_dir, args.run_dir
     model = load(model_dir)
@@ -149,13 +151,29 @@ unchanged. Everything else in this checkpoint was trained by Saccade's training/
 """
 
 
+def last_row(run_dir):
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
+    return [r for r in recs if "loss" in r][-1]
+
+
+def line_runs(earlier, run_dir, compute):
+    """The training runs behind a line model, each fine-tuned from the one before, with their commands."""
+    runs = [os.path.join(os.path.dirname(os.path.normpath(run_dir)), r) for r in earlier] + [run_dir]
+    out = ["- Runs" + (" (each fine-tuned from the one before)" if len(runs) > 1 else "") + f", on {compute}:"]
+    for r in runs:
+        last = last_row(r)
+        out.append(f"  `training/runs/{os.path.basename(os.path.normpath(r))}/`: {last['step']} steps, "
+                   f"{last['time'] / 60:.0f} minutes, final loss {last['loss']:.3f}.")
+    commands = "\n".join(open(os.path.join(r, "command.txt")).read().strip() for r in runs)
+    return "\n".join(out) + f"\n\n```\n{commands}\n```"
+
+
 def write_line_card(model, model_dir, run_dir, args):
     """The card of a line model (format 4, docs/decisions/0019), and the encoder's licence notice beside it."""
     cfg, tc = model.config, model.config["text_config"]
-    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
-    last = [r for r in recs if "loss" in r][-1]
     ev = json.load(open(os.path.join(run_dir, "eval.json")))
-    command = open(os.path.join(run_dir, "command.txt")).read().strip()
+    earlier = [os.path.join(os.path.dirname(os.path.normpath(run_dir)), r) for r in args.earlier_runs.split(",") if r]
+    minutes = sum(last_row(r)["time"] for r in earlier + [run_dir]) / 60
     encoder = sum(p.numel() for n, p in model.named_parameters() if n.startswith("encoder."))
     trained = count_parameters(model) - encoder
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev") or {}, ev.get("tesseract") or {}
@@ -174,7 +192,6 @@ def write_line_card(model, model_dir, run_dir, args):
             rows.append((label, fmt(real.get(key), pct), fmt(ctc.get(key), pct) if key in ctc else "",
                          fmt(tess.get(key), pct), ""))
     table = "\n".join(f"| {' | '.join(r)} |" for r in rows)
-    run = os.path.basename(os.path.normpath(run_dir))
     card = f"""# saccade-ocr-tiny (line model)
 
 A text-line reader for the Saccade engine: PaddleOCR's pretrained PP-OCRv4 line recogniser as a frozen
@@ -199,11 +216,7 @@ docs/model-format.md. It reads one printed line (or table cell) at a time; the p
   (`training/line_features.py`); no real document was used for training.{generator_inputs(run_dir)}
 - Recipe: `prefix | clean stream | two complementary corrupted streams` in one forward, 0.5 AR + 0.5
   diffusion loss, blocks of 32 (`training/saccade/masks.py`).
-- Run `training/runs/{run}/`: {last['step']} steps, {last['time'] / 60:.0f} minutes on {args.compute}; final loss {last['loss']:.3f}.
-
-```
-{command}
-```
+{line_runs(args.earlier_runs.split(",") if args.earlier_runs else [], run_dir, args.compute)}
 {mtp_line_training(args.mtp_run)}
 ## Evaluation
 
@@ -219,12 +232,12 @@ beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same cro
 
 - Lines only: formulas and multi-line regions are outside what it reads; no handwriting; Chinese characters
   fold onto one "character we lack" class and are not written.
-- The decoder trained for {last['time'] / 60:.0f} minutes on two CPU cores, on generated lines only. Two kinds of error
-  dominate: where the encoder's reading misses or invents a character, the characters after it can be written
-  twice or skipped (the positions are off by one from there); and on real scans it changes letters the
-  encoder's CTC head read right (D to O, S to 5), trusting features of a kind it never saw in training, which
-  is why it reads real scribe lines worse than that head alone. Compare the two columns above before relying
-  on it.
+- The decoder trained for {minutes:.0f} minutes on two CPU cores, on generated lines only. Where the encoder's
+  reading misses or invents a character, the positions of the columns after it are off by one; training on
+  corrupted readings (docs/decisions/0020) taught it to recover from most of these, but a letter can still be
+  written twice ("Fostervillle"). On real scans it also changes letters the encoder's CTC head read right
+  (D to O, S to 5), trusting features of a kind it never saw in training, which is why it reads real scribe
+  lines worse than that head alone. Compare the two columns above before relying on it.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
