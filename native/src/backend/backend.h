@@ -39,13 +39,16 @@ class Buffer {
 // panels for its GEMM); Lookup tables (embeddings) keep torch's row layout, since embed() reads whole rows.
 enum class WeightUse { Linear, Lookup };
 
+// How a backend stores a weight. The CPU keeps a Linear one as fp16 or bf16 when every value is exactly such
+// a number (half the bytes for a single-token forward to stream, the same arithmetic), else as fp32, and a
+// Lookup table whose values are all bf16 numbers as bf16 rows.
+enum class WeightFormat { F32, F16, BF16 };
+
 // A weight [rows=out, cols=in] (torch layout on upload), resident on the backend.
 struct Weight {
   Buffer w;
   int rows = 0, cols = 0;
-  // Set when the backend stores a Linear weight as fp16 (the CPU does so when every value is exactly an fp16
-  // number: half the bytes for a single-token forward to stream, the same arithmetic).
-  bool half = false;
+  WeightFormat format = WeightFormat::F32;
 };
 
 struct AttentionArgs {

@@ -103,15 +103,16 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer
   const int V = c.text.vocab_size, D = c.text.hidden_size;
   const bool sampling = ctx.opts.temperature > 0;
   const int fixed = ctx.opts.block_size > 0 ? ctx.opts.block_size : kMtpDrafts;
-  // The head's cache starts with the prefix: slot s reads h_s and the next slot's embedding (an image's, then
-  // the prompt's). Its pass waits, with the slots the first rounds commit, for the first round that drafts.
+  // The head's cache starts with the prefix: slot s reads h_s and the next slot's embedding (an image's where
+  // that slot is an image token). Its pass waits, with the slots the first rounds commit, for the first round
+  // that drafts.
   std::vector<Head> heads(seqs.size());
   for (size_t i = 0; i < seqs.size(); ++i) {
     Sequence& seq = *seqs[i];
     heads[i].cache = make_kv_cache(ctx.model, seq.cache_capacity(), 1);
     heads[i].lag_hidden = seq.prefill_hidden();
-    heads[i].lag_tokens.assign(size_t(seq.cache().len), c.image_token_id);
-    heads[i].lag_tokens.back() = seq.pending();
+    heads[i].lag_tokens.assign(seq.prefill_tokens().begin() + 1, seq.prefill_tokens().end());
+    heads[i].lag_tokens.push_back(seq.pending());
   }
 
   for (int round = 0; !ctx.cancel.load(); ++round) {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "model/glm_ocr/prompt.h"
 #include "model/image_preprocess.h"
+#include "model/region_prompt.h"
 #include "model/vision.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace saccade {
 
@@ -21,42 +24,75 @@ static int prompt_for(const ModelConfig& c, const std::string& kind) {
   throw EngineError("unknown region kind '" + kind + "' (text, table or formula)");
 }
 
+// The saccade formats' prompt: [BOS, IMG x N], then the kind's prompt token. Image tokens sit on the merged grid
+// at (1, 1 + row, 1 + column), or a line model's at the first text position plus their reading index.
+static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
+  const ModelConfig& c = m.cfg;
+  RegionPrompt p;
+  p.pending = prompt_for(c, in.kind);
+  if (in.channels != 1) throw EngineError("region " + in.id + ": this model reads grey pixels (1 channel)");
+  PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
+  p.rows = im.rows;
+  p.cols = im.cols;
+  std::vector<int> reading;
+  p.image_embeds = encode_image(m, im, &reading);
+  const int n = p.rows * p.cols;
+  p.next_pos = 1 + std::max(p.rows, p.cols);
+  p.img_begin = 1;
+  p.tokens.assign(size_t(1 + n), c.image_token_id);
+  p.tokens[0] = c.bos_token_id;
+  p.pos.push_back({0, 0, 0});
+  for (int i = 0; i < n; ++i) {
+    if (!reading.empty()) {
+      const int at = p.next_pos + reading[size_t(i)];
+      p.pos.push_back({at, at, at});
+    } else {
+      p.pos.push_back({1, 1 + i / p.cols, 1 + i % p.cols});
+    }
+  }
+  return p;
+}
+
 Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int lookahead,
                    const std::vector<double>* image_share)
     : m_(m), dec_(dec), id_(in.id), kind_(in.kind) {
   const ModelConfig& c = m.cfg;
-  pending_ = prompt_for(c, in.kind);
-  if (in.width <= 0 || in.height <= 0 || in.pixels.size() != size_t(in.width) * size_t(in.height))
-    throw EngineError("region " + in.id + ": pixels must hold width * height bytes");
+  if (in.width <= 0 || in.height <= 0 || in.channels <= 0 ||
+      in.pixels.size() != size_t(in.width) * size_t(in.height) * size_t(in.channels))
+    throw EngineError("region " + in.id + ": pixels must hold width * height * channels bytes");
 
   double t0 = now_ms();
-  PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
-  rows_ = im.rows;
-  cols_ = im.cols;
+  RegionPrompt p = m.glm ? glm_ocr::region_prompt(m, in.kind, in.pixels.data(), in.width, in.height, in.channels)
+                         : saccade_prompt(m, in);
+  rows_ = p.rows;
+  cols_ = p.cols;
   n_img_ = rows_ * cols_;
-  image_embeds_ = encode_image(m, im, &reading_);
+  img_begin_ = p.img_begin;
+  image_embeds_ = std::move(p.image_embeds);
+  prefill_tokens_ = std::move(p.tokens);
+  prefill_pos_ = std::move(p.pos);
+  pending_ = p.pending;
   stats_.encode_ms = now_ms() - t0;
 
-  text_slot_ = 1 + n_img_;
-  text_pos_ = 1 + std::max(rows_, cols_);
+  text_slot_ = int(prefill_tokens_.size());
+  text_pos_ = p.next_pos;
   // Positions run out at max_position_embeddings; the output is capped there.
   max_text_slots_ = std::max(0, c.text.max_position_embeddings - text_pos_);
   max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - lookahead - 2));
   cache_ = make_kv_cache(m, text_slot_ + max_new_ + lookahead + 2);
   if (o.repeat_guard) guard_ = std::make_unique<RepeatGuard>(m.tokenizer);
   if (o.fixation.enabled)
-    fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, 1, 1 + n_img_, image_share);
+    fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,
+                                                image_share);
 
   t0 = now_ms();
   std::vector<Segment> segs(1);
   Segment& s = segs[0];
   s.cache = &cache_;
   s.first_slot = 0;
-  for (int i = 0; i < text_slot_; ++i) {
-    s.tokens.push_back(i == 0 ? c.bos_token_id : c.image_token_id);
-    s.pos.push_back(pos_of(i));
-    s.key_limit.push_back(i + 1);
-  }
+  s.tokens = prefill_tokens_;
+  s.pos = prefill_pos_;
+  for (int i = 0; i < text_slot_; ++i) s.key_limit.push_back(i + 1);
   s.image_embeds = image_embeds_.data();
   s.last_row_logits_only = true;
   if (o.mode == DecodeMode::Mtp) s.hidden_out = &prefill_hidden_;
@@ -68,15 +104,7 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
 int Sequence::budget() const { return done_ ? 0 : max_new_ - int(output_.size()); }
 
 Pos3 Sequence::pos_of(int slot) const {
-  if (slot == 0) return {0, 0, 0};
-  if (slot < text_slot_) {
-    const int i = slot - 1;
-    if (!reading_.empty()) {  // a line model's image tokens sit at p + their reading index (docs/model-format.md)
-      const int p = text_pos_ + reading_[size_t(i)];
-      return {p, p, p};
-    }
-    return {1, 1 + i / cols_, 1 + i % cols_};
-  }
+  if (slot < text_slot_) return prefill_pos_[size_t(slot)];
   const int p = text_pos_ + (slot - text_slot_);
   return {p, p, p};
 }
@@ -91,8 +119,8 @@ Segment Sequence::segment(const std::vector<Row>& rows) {
     s.pos.push_back(pos_of(rows[i].slot));
     s.key_limit.push_back(rows[i].key_limit);
   }
-  s.img_begin = 1;
-  s.img_end = 1 + n_img_;
+  s.img_begin = img_begin_;
+  s.img_end = img_begin_ + n_img_;
   if (fix_) {
     fix_->begin_forward(int(rows.size()));
     s.hook = fix_.get();
@@ -142,7 +170,9 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     e.region_id = id_;
     e.index = int(output_.size());
     e.id = t.id;
-    e.text = m_.tokenizer.piece(t.id);
+    // A byte-level BPE token can end inside a character: its bytes wait for the tokens that complete it.
+    held_text_ += m_.tokenizer.piece(t.id);
+    held_text_.erase(0, append_lossy_utf8(held_text_, true, e.text));
     e.round = round;
     e.source = t.source;
     e.token_draft_conf = t.draft_conf;
@@ -153,10 +183,12 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     ++n;
     ++stats_.committed;
     sink.emit(std::move(e));
-    if (t.id == m_.cfg.eos_token_id) {
+    const std::vector<int>& eos = m_.cfg.eos_token_ids;
+    if (std::find(eos.begin(), eos.end(), t.id) != eos.end()) {
       done_ = true;
     } else if (const int loop = guard_ ? guard_->observe(output_) : 0; loop > 0) {
       output_.resize(output_.size() - size_t(loop));
+      held_text_.clear();
       stats_.retracted_tokens += loop;
       done_ = true;
       Event r{};

@@ -21,7 +21,8 @@ struct RegionInput {
   std::string id;
   std::string kind;  // text | table | formula
   int width = 0, height = 0;
-  std::vector<uint8_t> pixels;
+  int channels = 1;             // 1: grey; 3: RGB, which only GLM-OCR reads
+  std::vector<uint8_t> pixels;  // [height, width, channels]
 };
 
 // One row of a decoder forward: token, cache slot and the end (exclusive) of the slots it attends to.
@@ -40,7 +41,8 @@ struct Commit {
 
 class Sequence {
  public:
-  // Preprocesses and encodes the image, prefills [BOS, IMG x N]; the prompt token becomes pending().
+  // Preprocesses and encodes the image and prefills the prompt but for its last token, which becomes pending():
+  // [BOS, IMG x N] and the prompt token for the saccade formats, the chat template's rows for GLM-OCR.
   // lookahead: the most slots a forward writes past the committed text (its cache and positions are kept free).
   // image_share: fixation's per-layer image-attention shares learnt on an earlier region (nullptr: none).
   Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOptions& o, int lookahead,
@@ -57,9 +59,10 @@ class Sequence {
   const std::vector<int>& output() const { return output_; }
   RegionStats& stats() { return stats_; }
   FixationController* fixation() { return fix_.get(); }
-  // MTP mode: the trunk's last hidden states of the prefill rows [BOS, IMG x N] (host [1 + N, hidden]) and
-  // the image embeddings, which the MTP head's own cache starts from.
+  // MTP mode: the trunk's last hidden states of the prefill rows (host [rows, hidden]), their tokens and the
+  // image embeddings, which the MTP head's own cache starts from.
   const std::vector<float>& prefill_hidden() const { return prefill_hidden_; }
+  const std::vector<int>& prefill_tokens() const { return prefill_tokens_; }
   const float* image_embeds() const { return image_embeds_.data(); }
   int cache_capacity() const { return cache_.cap; }
   // Tokens still allowed before max_new_tokens (or the position limit).
@@ -82,8 +85,9 @@ class Sequence {
   Model& m_;
   Decoder& dec_;
   std::string id_, kind_;
-  int rows_ = 0, cols_ = 0, n_img_ = 0, text_slot_ = 0, text_pos_ = 0;
-  std::vector<int> reading_;  // per image token, its reading index; empty: grid positions
+  int rows_ = 0, cols_ = 0, n_img_ = 0, img_begin_ = 0, text_slot_ = 0, text_pos_ = 0;
+  std::vector<int> prefill_tokens_;
+  std::vector<Pos3> prefill_pos_;
   int max_new_ = 0, max_text_slots_ = 0;
   Buffer image_embeds_;
   std::vector<float> prefill_hidden_;
@@ -91,6 +95,7 @@ class Sequence {
   int pending_ = 0;
   bool done_ = false;
   std::vector<int> output_;
+  std::string held_text_;  // committed bytes that do not yet end a character, for the next token event
   RegionStats stats_;
   std::unique_ptr<FixationController> fix_;
   std::unique_ptr<RepeatGuard> guard_;

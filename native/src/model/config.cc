@@ -171,6 +171,7 @@ ModelConfig parse_config(const std::string& text) {
   const int V = c.text.vocab_size;
   c.bos_token_id = get_int(root, "bos_token_id", "", 0, V - 1);
   c.eos_token_id = get_int(root, "eos_token_id", "", 0, V - 1);
+  c.eos_token_ids = {c.eos_token_id};
   c.pad_token_id = get_int(root, "pad_token_id", "", 0, V - 1);
   c.mask_token_id = get_int(root, "mask_token_id", "", 0, V - 1);
   c.image_token_id = get_int(root, "image_token_id", "", 0, V - 1);

@@ -62,6 +62,7 @@ struct ModelConfig {
   TextConfig text;
   ImageConfig image;
   int bos_token_id, eos_token_id, pad_token_id, mask_token_id, image_token_id;
+  std::vector<int> eos_token_ids;  // every id that ends a region: eos_token_id, and GLM-OCR's second one
   int prompt_text, prompt_table, prompt_formula;
   int diffusion_block_size;
 };

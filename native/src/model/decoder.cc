@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "model/glm_ocr/rope.h"
 #include "util/error.h"
 
 namespace saccade {
@@ -113,26 +114,41 @@ void Decoder::run_layer(const DecoderLayer& L, int cache_layer, int hook_layer, 
     row += n;
   }
   be.linear(att_.data(), T, L.o, nullptr, h_.data());
+  if (L.attn_out_norm.size()) be.rms_norm(h_.data(), T, D, L.attn_out_norm.data(), t.rms_norm_eps, h_.data());
   be.add(x_.data(), h_.data(), size_t(T) * D);
   be.rms_norm(x_.data(), T, D, L.post_norm.data(), t.rms_norm_eps, h_.data());
   be.linear(h_.data(), T, L.gate, nullptr, g_.data());
   be.linear(h_.data(), T, L.up, nullptr, u_.data());
   be.silu_mul(g_.data(), u_.data(), g_.data(), size_t(T) * t.intermediate_size);
   be.linear(g_.data(), T, L.down, nullptr, h_.data());
+  if (L.mlp_out_norm.size()) be.rms_norm(h_.data(), T, D, L.mlp_out_norm.data(), t.rms_norm_eps, h_.data());
   be.add(x_.data(), h_.data(), size_t(T) * D);
 }
 
-std::vector<float> Decoder::read_out(std::vector<Segment>& segs, const Buffer& norm) {
+std::vector<float> Decoder::rope_table(const std::vector<Pos3>& pos) const {
+  if (m_.glm) return glm_ocr::text_rope_table(m_.glm->cfg, m_.cfg.text, pos.data(), int(pos.size()));
+  return mrope_table(m_.cfg.text, pos.data(), int(pos.size()));
+}
+
+std::vector<float> Decoder::read_out(std::vector<Segment>& segs, const Buffer& norm, bool normed_hidden) {
   Backend& be = *m_.backend;
   const TextConfig& t = m_.cfg.text;
   const int D = t.hidden_size;
+  int T = 0;
+  bool wanted = false;
+  for (const Segment& s : segs) {
+    T += int(s.tokens.size());
+    wanted = wanted || s.hidden_out;
+  }
+  if (normed_hidden && wanted) be.rms_norm(x_.data(), T, D, norm.data(), t.rms_norm_eps, e_.data());
+  const float* hidden = normed_hidden ? e_.data() : x_.data();
   std::vector<int> out_rows;
   int row = 0;
   for (Segment& s : segs) {
     const int n = int(s.tokens.size());
     if (s.hidden_out) {
       s.hidden_out->resize(size_t(n) * D);
-      be.download(s.hidden_out->data(), x_.data() + size_t(row) * D, s.hidden_out->size());
+      be.download(s.hidden_out->data(), hidden + size_t(row) * D, s.hidden_out->size());
     }
     for (int i = s.last_row_logits_only ? n - 1 : 0; i < n; ++i) out_rows.push_back(row + i);
     row += n;
@@ -149,9 +165,10 @@ std::vector<float> Decoder::read_out(std::vector<Segment>& segs, const Buffer& n
 std::vector<float> Decoder::forward(std::vector<Segment>& segs) {
   std::vector<Pos3> pos;
   const int T = embed_rows(segs, &pos);
-  const std::vector<float> rope = mrope_table(m_.cfg.text, pos.data(), T);
+  const std::vector<float> rope = rope_table(pos);
   for (int l = 0; l < m_.cfg.text.num_layers; ++l) run_layer(m_.layers[size_t(l)], l, l, segs, T, rope.data());
-  return read_out(segs, m_.final_norm);
+  const bool normed_hidden = m_.mtp && m_.mtp->after_final_norm;
+  return read_out(segs, m_.final_norm, normed_hidden);
 }
 
 std::vector<float> Decoder::forward_mtp(std::vector<Segment>& segs) {
@@ -168,14 +185,20 @@ std::vector<float> Decoder::forward_mtp(std::vector<Segment>& segs) {
     be.upload(h_.data() + size_t(row) * D, s.mtp_hidden, s.tokens.size() * size_t(D));
     row += int(s.tokens.size());
   }
+  if (head.zero_first_embedding) {
+    const std::vector<float> zero(size_t(D), 0.0f);
+    for (int i = 0; i < T; ++i)
+      if (pos[size_t(i)].t == 0 && pos[size_t(i)].h == 0 && pos[size_t(i)].w == 0)
+        be.upload(x_.data() + size_t(i) * D, zero.data(), zero.size());
+  }
   be.rms_norm(h_.data(), T, D, head.hnorm.data(), t.rms_norm_eps, h_.data());
   be.rms_norm(x_.data(), T, D, head.enorm.data(), t.rms_norm_eps, x_.data());
   be.linear(x_.data(), T, head.eh_proj_e, nullptr, e_.data());
   be.linear(h_.data(), T, head.eh_proj_h, nullptr, x_.data());
   be.add(x_.data(), e_.data(), size_t(T) * D);
-  const std::vector<float> rope = mrope_table(t, pos.data(), T);
+  const std::vector<float> rope = rope_table(pos);
   run_layer(head.layer, 0, -1, segs, T, rope.data());
-  return read_out(segs, head.norm);
+  return read_out(segs, head.norm, false);
 }
 
 }  // namespace saccade

@@ -46,8 +46,9 @@ struct Segment {
   // When set, wall time of this segment's attention (fixation hooks included) is added here, so the benchmark
   // can compare pruned and full attention directly rather than through whole-forward times.
   double* attention_ms = nullptr;
-  // When set, receives every row's last hidden state before the final norm, host [n, hidden] (the trunk's
-  // from forward, the head's from forward_mtp): what the MTP head continues from.
+  // When set, receives every row's last hidden state before the final norm (after it for a GLM-OCR trunk,
+  // MtpHead::after_final_norm), host [n, hidden] (the trunk's from forward, the head's from forward_mtp): what
+  // the MTP head continues from.
   std::vector<float>* hidden_out = nullptr;
   // forward_mtp only: per row, the hidden state the head continues from (host [n, hidden]); tokens are then
   // the tokens that follow each row (image_token_id rows take the next image embedding, as in forward).
@@ -70,8 +71,10 @@ class Decoder {
   // x_ += layer(x_) for every row, attending against cache layer `cache_layer`; hooks see `hook_layer`.
   void run_layer(const DecoderLayer& L, int cache_layer, int hook_layer, std::vector<Segment>& segs, int T,
                  const float* rope);
-  // hidden_out, then norm and LM head on the rows whose logits are wanted.
-  std::vector<float> read_out(std::vector<Segment>& segs, const Buffer& norm);
+  // hidden_out (after `norm` when normed_hidden), then norm and LM head on the rows whose logits are wanted.
+  std::vector<float> read_out(std::vector<Segment>& segs, const Buffer& norm, bool normed_hidden);
+  // The rotary table of the rows' positions, as the model's family computes it.
+  std::vector<float> rope_table(const std::vector<Pos3>& pos) const;
   Model& m_;
   int cap_rows_ = 0;
   Buffer x_, h_, e_, q_, k_, v_, att_, g_, u_, logits_;

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "model/conv_stem.h"
+#include "model/glm_ocr/config.h"
+#include "model/glm_ocr/loader.h"
 #include "model/line_encoder.h"
 #include "model/safetensors.h"
 #include "util/error.h"
@@ -270,11 +272,16 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
 std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opts) {
   auto m = std::make_unique<Model>();
   m->dir = dir;
+  std::string config;
+  bool glm = false;
   try {
-    m->cfg = parse_config(read_text_file(dir + "/config.json"));
+    config = read_text_file(dir + "/config.json");
+    glm = glm_ocr::is_glm_ocr(config);
+    if (!glm) m->cfg = parse_config(config);
   } catch (const EngineError& e) {
     throw EngineError(std::string("config.json: ") + e.what());
   }
+  if (glm) return glm_ocr::load(dir, config, opts);
   const ModelConfig& c = m->cfg;
   try {
     m->tokenizer = Tokenizer::parse(read_text_file(dir + "/tokenizer.json"), c.text.vocab_size);

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "model/config.h"
+#include "model/glm_ocr/glm_ocr.h"
 #include "model/line_encoder.h"
 #include "model/tokenizer.h"
 
@@ -26,6 +27,8 @@ struct VisionLayer {
 struct DecoderLayer {
   Buffer input_norm, post_norm;
   Weight q, k, v, o, gate, up, down;
+  // GLM-4's extra norms on the attention and MLP outputs, before each residual add; empty: none.
+  Buffer attn_out_norm, mlp_out_norm;
 };
 
 // The multi-token-prediction head (DeepSeek-V3's MTP module): one decoder layer over
@@ -35,6 +38,9 @@ struct MtpHead {
   Buffer hnorm, enorm, norm;
   Weight eh_proj_h, eh_proj_e;
   DecoderLayer layer;
+  // GLM-OCR's head (vLLM's convention): it continues from the trunk's hidden state after the final norm, and
+  // a sequence's first row (position 0) reads a zero embedding.
+  bool after_final_norm = false, zero_first_embedding = false;
 };
 
 struct Model {
@@ -56,6 +62,7 @@ struct Model {
   Buffer final_norm;
   std::vector<DecoderLayer> layers;
   std::unique_ptr<MtpHead> mtp;  // when the config has num_mtp_layers = 1
+  std::unique_ptr<glm_ocr::GlmOcr> glm;  // a GLM-OCR folder; the ViT and line fields above stay empty then
 
   size_t parameter_count = 0;
 };
@@ -64,8 +71,9 @@ struct LoadOptions {
   BackendOptions backend;
 };
 
-// Reads config.json, model.safetensors (memory-mapped) and tokenizer.json from dir. Every name, shape and
-// dtype is checked against the config before any weight is used; problems throw one EngineError.
+// Reads config.json, model.safetensors (memory-mapped) and tokenizer.json from dir, or a GLM-OCR folder
+// (glm_ocr/loader.h). Every name, shape and dtype is checked against the config before any weight is used;
+// problems throw one EngineError.
 std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opts);
 
 }  // namespace saccade

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "util/json.h"
+#include "util/utf8.h"
 
 namespace saccade {
 
@@ -29,12 +30,25 @@ Tokenizer Tokenizer::parse(const std::string& text, int vocab_size) {
       if (sp && sp->boolean("added_tokens[].special")) t.special_[size_t(id)] = 1;
     }
   }
-  for (int i = 0; i < vocab_size; ++i) {
-    if (t.special_[size_t(i)] || t.pieces_[size_t(i)].empty()) continue;
-    t.lookup_.emplace(t.pieces_[size_t(i)], i);
-    t.max_piece_ = std::max(t.max_piece_, t.pieces_[size_t(i)].size());
-  }
+  t.index_pieces();
   return t;
+}
+
+Tokenizer Tokenizer::from_pieces(std::vector<std::string> pieces, std::vector<char> special) {
+  Tokenizer t;
+  t.pieces_ = std::move(pieces);
+  t.special_ = std::move(special);
+  t.special_.resize(t.pieces_.size(), 0);
+  t.index_pieces();
+  return t;
+}
+
+void Tokenizer::index_pieces() {
+  for (int i = 0; i < size(); ++i) {
+    if (special_[size_t(i)] || pieces_[size_t(i)].empty()) continue;
+    lookup_.emplace(pieces_[size_t(i)], i);
+    max_piece_ = std::max(max_piece_, pieces_[size_t(i)].size());
+  }
 }
 
 const std::string& Tokenizer::piece(int id) const {
@@ -43,8 +57,9 @@ const std::string& Tokenizer::piece(int id) const {
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
-  std::string s;
-  for (int id : ids) s += piece(id);
+  std::string bytes, s;
+  for (int id : ids) bytes += piece(id);
+  append_lossy_utf8(bytes, false, s);  // byte-level pieces may leave a character unfinished
   return s;
 }
 

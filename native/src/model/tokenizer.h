@@ -1,6 +1,7 @@
 #pragma once
 // tokenizer.json (docs/model-format.md): id -> string; special tokens decode to nothing; encoding is greedy
-// longest match over the non-special vocabulary.
+// longest match over the non-special vocabulary. A GLM-OCR folder's pieces are the bytes of its byte-level BPE
+// tokens (from_pieces), which decode() turns into valid UTF-8 as Hugging Face's decoder does.
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -11,6 +12,8 @@ class Tokenizer {
  public:
   Tokenizer() = default;
   static Tokenizer parse(const std::string& json_text, int vocab_size);
+  // From each id's text and special flag (a GLM-OCR folder, whose byte-level BPE model/bpe_tokenizer.h reads).
+  static Tokenizer from_pieces(std::vector<std::string> pieces, std::vector<char> special);
 
   int size() const { return int(pieces_.size()); }
   // Text of one token ("" for special or unknown ids).
@@ -20,6 +23,7 @@ class Tokenizer {
   std::vector<int> encode(const std::string& text) const;
 
  private:
+  void index_pieces();
   std::vector<std::string> pieces_;
   std::vector<char> special_;
   std::unordered_map<std::string, int> lookup_;

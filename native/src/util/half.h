@@ -12,6 +12,13 @@ inline float bf16_to_f32(uint16_t h) {
   return f;
 }
 
+// The upper half of a float that is exactly a bf16 number.
+inline uint16_t f32_to_bf16_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t(u >> 16);
+}
+
 inline float f16_to_f32(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF, u;

@@ -58,16 +58,35 @@ class CpuBackend final : public Backend {
   void copy(float* dst, const float* src, size_t n) override { std::memmove(dst, src, n * sizeof(float)); }
 
   Weight upload_weight(const std::vector<float>& host, int rows, int cols, WeightUse use) override {
-    if (use == WeightUse::Lookup) return Backend::upload_weight(host, rows, cols, use);
+    const bool bf16 = std::all_of(host.begin(), host.end(), [](float v) {
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      return (u & 0xFFFF) == 0;
+    });
+    if (use == WeightUse::Lookup) {
+      if (!bf16) return Backend::upload_weight(host, rows, cols, use);
+      Weight w;  // rows of bf16, widened by embed()
+      w.rows = rows;
+      w.cols = cols;
+      w.format = WeightFormat::BF16;
+      w.w = Buffer(this, (host.size() + 1) / 2);
+      uint16_t* dst = reinterpret_cast<uint16_t*>(w.w.data());
+      for (size_t i = 0; i < host.size(); ++i) dst[i] = f32_to_bf16_bits(host[i]);
+      return w;
+    }
     const int P = k_.panel, panels = (rows + P - 1) / P;
     const size_t packed = size_t(panels) * P * cols;
     Weight w;
     w.rows = rows;
     w.cols = cols;
-    w.half = std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; });
-    if (w.half) {
+    if (std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; })) {
+      w.format = WeightFormat::F16;
       w.w = Buffer(this, (packed + 1) / 2);
       k_.pack_f16(host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
+    } else if (bf16) {
+      w.format = WeightFormat::BF16;
+      w.w = Buffer(this, (packed + 1) / 2);
+      k_.pack_bf16(host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
     } else {
       w.w = Buffer(this, packed);
       k_.pack(host.data(), rows, cols, w.w.data());
@@ -76,6 +95,13 @@ class CpuBackend final : public Backend {
   }
 
   void embed(const int* ids, int n, const Weight& table, float* out) override {
+    if (table.format == WeightFormat::BF16) {
+      const uint16_t* rows = reinterpret_cast<const uint16_t*>(table.w.data());
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < table.cols; ++c)
+          out[size_t(i) * table.cols + c] = bf16_to_f32(rows[size_t(ids[i]) * table.cols + c]);
+      return;
+    }
     for (int i = 0; i < n; ++i)
       std::memcpy(out + size_t(i) * table.cols, table.w.data() + size_t(ids[i]) * table.cols,
                   size_t(table.cols) * sizeof(float));
@@ -110,8 +136,11 @@ class CpuBackend final : public Backend {
     const float* wf = w.w.data();
     const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
     pool_.parallel_for(panels, grain, [&](int pb, int pe) {
-      if (w.half) k_.gemm_f16(x, M, K, wh, bias, y, N, pb, pe);
-      else k_.gemm(x, M, K, wf, bias, y, N, pb, pe);
+      switch (w.format) {
+        case WeightFormat::F16: k_.gemm_f16(x, M, K, wh, bias, y, N, pb, pe); break;
+        case WeightFormat::BF16: k_.gemm_bf16(x, M, K, wh, bias, y, N, pb, pe); break;
+        case WeightFormat::F32: k_.gemm(x, M, K, wf, bias, y, N, pb, pe); break;
+      }
     });
   }
 

@@ -11,15 +11,19 @@ struct Kernels {
   const char* isa;
   int panel;  // output columns per packed weight panel
   // Packs w[N, K] (torch layout) into ceil(N / panel) panels of [K][panel], the last one zero-padded; the
-  // _f16 variants store fp16 (exact only for weights that are fp16 numbers).
+  // _f16 and _bf16 variants store fp16 or bf16 (exact only for weights that are such numbers).
   void (*pack)(const float* w, int N, int K, float* packed);
   void (*pack_f16)(const float* w, int N, int K, uint16_t* packed);
+  void (*pack_bf16)(const float* w, int N, int K, uint16_t* packed);
   // y[m, n] = dot(x[m, :K], w[n, :K]) (+ bias[n]) for the columns of panels [p_begin, p_end), all m < M;
-  // w packed by `pack` (or `pack_f16` for gemm_f16). Both give the same result for the same weights.
+  // w packed by `pack` (or `pack_f16` for gemm_f16, `pack_bf16` for gemm_bf16). All give the same result for
+  // the same weights.
   void (*gemm)(const float* x, int M, int K, const float* w, const float* bias, float* y, int N, int p_begin,
                int p_end);
   void (*gemm_f16)(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N,
                    int p_begin, int p_end);
+  void (*gemm_bf16)(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N,
+                    int p_begin, int p_end);
   // Attention of one query row for the Hq / Hkv query heads that share KV head kv_head (AttentionArgs).
   // probs holds (Hq / Hkv) * (key_limit[row] + 32) floats and slots key_limit[row] + 32 ints of scratch.
   // Writes the group's heads to out[(Hq / Hkv) * d]; when the pointers are set, adds per head the image

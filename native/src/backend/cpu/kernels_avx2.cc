@@ -20,6 +20,9 @@ struct Vec {
   static R set1(float f) { return _mm256_set1_ps(f); }
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   static R load_f16(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  static R load_bf16(const uint16_t* p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+  }
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
@@ -47,7 +50,8 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx2() {
-  static const Kernels k{"avx2", Vec::L, pack<float>, pack<uint16_t>, gemm<float>, gemm<uint16_t>, attend_group};
+  static const Kernels k{"avx2", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
+                        gemm_bf16, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

@@ -20,6 +20,9 @@ struct Vec {
   static R set1(float f) { return _mm512_set1_ps(f); }
   static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   static R load_f16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+  static R load_bf16(const uint16_t* p) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
+  }
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
@@ -44,7 +47,8 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{"avx512", Vec::L, pack<float>, pack<uint16_t>, gemm<float>, gemm<uint16_t>, attend_group};
+  static const Kernels k{"avx512", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
+                        gemm_bf16, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

@@ -33,6 +33,11 @@ struct Vec {
     for (int i = 0; i < 8; ++i) r.v[i] = f16_to_f32(p[i]);
     return r;
   }
+  static R load_bf16(const uint16_t* p) {
+    R r;
+    for (int i = 0; i < 8; ++i) r.v[i] = bf16_to_f32(p[i]);
+    return r;
+  }
   static R add(R a, R b) {
     for (int i = 0; i < 8; ++i) a.v[i] += b.v[i];
     return a;
@@ -77,7 +82,8 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", Vec::L, pack<float>, pack<uint16_t>, gemm<float>, gemm<uint16_t>, attend_group};
+  static const Kernels k{"generic", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
+                        gemm_bf16, attend_group};
   return k;
 }
 }  // namespace saccade::cpu

@@ -1,5 +1,6 @@
 // Kernel bodies shared by every ISA. Included by a file that defines `struct Vec` with:
-//   static constexpr int L; using R; zero(); load(const float*); store(float*, R); fma(a, b, acc);
+//   static constexpr int L; using R; zero(); load(const float*); load_f16 and load_bf16(const uint16_t*);
+//   store(float*, R); fma(a, b, acc);
 //   add(a, b); mul(a, b); max(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
 // Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
@@ -9,12 +10,17 @@ namespace {
 
 // Linear layers run on weights packed into panels of L output columns stored k-major ([K][L] per panel; the
 // last panel zero-padded), so the kernel broadcasts x[m][k] and multiplies whole panel rows: no horizontal
-// sums, and one panel row serves every row of x while it sits in L1. Panels hold fp32, or fp16 where every
-// weight is exactly an fp16 number (widened on load, so the arithmetic is the same).
+// sums, and one panel row serves every row of x while it sits in L1. Panels hold fp32, or fp16 or bf16 where
+// every weight is exactly such a number (widened on load, so the arithmetic is the same).
+struct Bf16 {
+  uint16_t bits;
+};
 inline float to_panel(float v, const float*) { return v; }
 inline uint16_t to_panel(float v, const uint16_t*) { return f32_to_f16(v); }
+inline Bf16 to_panel(float v, const Bf16*) { return Bf16{f32_to_bf16_bits(v)}; }
 inline typename Vec::R load_panel(const float* p) { return Vec::load(p); }
 inline typename Vec::R load_panel(const uint16_t* p) { return Vec::load_f16(p); }
+inline typename Vec::R load_panel(const Bf16* p) { return Vec::load_bf16(reinterpret_cast<const uint16_t*>(p)); }
 
 template <class T>
 void pack(const float* w, int N, int K, T* packed) {
@@ -73,6 +79,13 @@ void gemm(const float* x, int M, int K, const T* w, const float* bias, float* y,
     for (; m + 2 <= M; m += 2) rows_tile<2, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
     for (; m < M; ++m) rows_tile<1, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
   }
+}
+
+// The Kernels table's bf16 entries, which pass the panels as raw 16-bit words.
+void pack_bf16(const float* w, int N, int K, uint16_t* packed) { pack(w, N, K, reinterpret_cast<Bf16*>(packed)); }
+void gemm_bf16(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N, int p_begin,
+               int p_end) {
+  gemm(x, M, K, reinterpret_cast<const Bf16*>(w), bias, y, N, p_begin, p_end);
 }
 
 // exp(x) for x <= 0 (softmax after subtracting the maximum), Cephes-style: 2^n times a degree-6 polynomial on

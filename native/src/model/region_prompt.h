@@ -1,0 +1,21 @@
+#pragma once
+// What decoding a region starts from: the image's tokens and the prompt rows before the first step, as the
+// model's family lays them out (decode/sequence.cc for the saccade formats, glm_ocr/prompt.cc for GLM-OCR).
+#include <vector>
+
+#include "backend/backend.h"
+#include "model/rope.h"
+
+namespace saccade {
+
+struct RegionPrompt {
+  int rows = 0, cols = 0;   // merged image grid
+  Buffer image_embeds;      // [rows * cols, hidden]: the rows that replace the prompt's image tokens, in order
+  std::vector<int> tokens;  // the prefill, slots 0 .. n - 1
+  std::vector<Pos3> pos;    // their positions
+  int img_begin = 0;        // the image's first slot; it fills rows * cols slots
+  int pending = 0;          // the prompt's last token: the first step feeds it at slot n
+  int next_pos = 0;         // the position of slot n; every later slot one more, on all three axes
+};
+
+}  // namespace saccade
