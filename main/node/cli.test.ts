@@ -76,6 +76,20 @@ test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-rat
   assert.equal(parseArgs(['a.png', '--no-fixation']).options.fixation.enabled, false);
 });
 
+test('ocr CLI: a GLM-OCR folder reads with its MTP layer by default and reports each stage\'s time; spec is refused', { skip: !existsSync(addonPath()) && 'native engine not built' }, () => {
+  const glm = join(ROOT, 'native', 'test', 'golden', 'glm_ocr', 'tiny');
+  const page = join(ROOT, 'assets', 'samples', 'scanned-page.png');
+  const cli = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), page, '--model', glm,
+    '--max-tokens', '2', '--keep-unsure', '--threads', '2', ...extra], { encoding: 'utf8', cwd: ROOT });
+  const r = cli();
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /1 page\(s\) from 1\/1 file\(s\) .* mode mtp, backend cpu/);
+  assert.match(r.stderr, /stages: model load [\d.]+ s; over [1-9]\d* region\(s\) image encoding [\d.]+ s, prefill [\d.]+ s, decoding [\d.]+ s/);
+  const spec = cli('--mode', 'spec');
+  assert.equal(spec.status, 1);
+  assert.match(spec.stderr, /mode spec needs a checkpoint converted for it; a GLM-OCR folder decodes with mode ar or mtp/);
+});
+
 test('ocr CLI options: tables are read by cells unless --tables whole asks for the model\'s table mode', () => {
   assert.equal(parseArgs(['a.png']).analysis.tables, 'cells');
   assert.equal(parseArgs(['a.png', '--tables', 'whole']).analysis.tables, 'whole');

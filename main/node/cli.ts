@@ -24,6 +24,7 @@ interface CliArgs {
   hocr: boolean;
   modelDir: string;
   threads: number | undefined;
+  modeGiven: boolean;
 }
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]
@@ -31,7 +32,8 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
-                     [--model DIR] [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
+                     [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar]
+                     [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
                      [--batch N regions per forward, up to ${MAX_BATCH}]
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with
   several it names a folder. Without -o the Markdown goes to standard output. --json and --hocr write
@@ -41,7 +43,7 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {
-    files: [], out: null, force: false, json: false, hocr: false, modelDir: defaultModelDir(), threads: undefined, analysis: { ...DEFAULT_PAGE_ANALYSIS },
+    files: [], out: null, force: false, json: false, hocr: false, modelDir: defaultModelDir(), threads: undefined, modeGiven: false, analysis: { ...DEFAULT_PAGE_ANALYSIS },
     options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
   };
   for (let i = 0; i < argv.length; i++) {
@@ -57,6 +59,7 @@ export function parseArgs(argv: string[]): CliArgs {
       const m = value();
       if (!(DECODE_MODES as readonly string[]).includes(m)) throw new Error(`--mode must be one of ${DECODE_MODES.join(', ')}, not ${m}`);
       args.options.mode = m as DecodeMode;
+      args.modeGiven = true;
     } else if (a === '--no-fixation') args.options.fixation.enabled = false;
     else if (a === '--keep-ratio') args.options.fixation.keepRatio = fraction(a, value());
     else if (a === '--tables') {
@@ -112,7 +115,12 @@ async function main(): Promise<number> {
   // Without --force nothing existing is replaced, even a file that appeared since the plan was checked.
   const write = (path: string, text: string) => writeFileSync(path, text, { flag: args.force ? 'w' : 'wx' });
   const addon = loadAddon();
+  const loadStarted = Date.now();
   const model = await addon.loadModel(args.modelDir, args.threads === undefined ? {} : { threads: args.threads });
+  const loadSeconds = (Date.now() - loadStarted) / 1000;
+  const info = model.info();
+  // A GLM-OCR folder decodes with AR or its MTP layer: self-speculation and diffusion need a converted checkpoint.
+  if (!args.modeGiven && info.modelType === 'glm_ocr') args.options.mode = info.mtpHead ? 'mtp' : 'ar';
   const controller = new AbortController();
   process.once('SIGINT', () => {
     console.error('\ncancelling...');
@@ -125,6 +133,10 @@ async function main(): Promise<number> {
   let tokens = 0;
   let committed = 0;
   let forwards = 0;
+  // Engine time per stage, summed over regions: the image's preprocessing and vision tower, the prompt's
+  // prefill, and decoding.
+  const stageMs = { encode: 0, prefill: 0, decode: 0 };
+  let regions = 0;
   const failed: string[] = [];
   const bar = new ProgressBar(process.stderr);
   for (let i = 0; i < args.files.length && !controller.signal.aborted; i++) {
@@ -150,6 +162,10 @@ async function main(): Promise<number> {
         tokens += r.stats.tokens;
         committed += r.stats.committed;
         forwards += r.stats.forwards;
+        stageMs.encode += r.stats.encodeMs;
+        stageMs.prefill += r.stats.prefillMs;
+        stageMs.decode += r.stats.decodeMs;
+        regions++;
       }
       const out = plan.files[i]!;
       if (out.markdown) write(out.markdown, result.markdown);
@@ -173,6 +189,10 @@ async function main(): Promise<number> {
     `${pages} page(s) from ${args.files.length - failed.length}/${args.files.length} file(s) in ${seconds.toFixed(1)} s: `
     + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens kept of ${committed} decoded, `
     + `${(committed / Math.max(forwards, 1)).toFixed(2)} tokens per forward, mode ${args.options.mode}, backend ${backend}`,
+  );
+  console.error(
+    `stages: model load ${loadSeconds.toFixed(2)} s; over ${regions} region(s) image encoding ${(stageMs.encode / 1000).toFixed(2)} s, `
+    + `prefill ${(stageMs.prefill / 1000).toFixed(2)} s, decoding ${(stageMs.decode / 1000).toFixed(2)} s`,
   );
   if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
   model.close();

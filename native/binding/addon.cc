@@ -45,6 +45,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     const Model& m = *h->model;
     Napi::Object o = Napi::Object::New(env);
     o.Set("dir", m.dir);
+    o.Set("modelType", m.cfg.model_type);
     o.Set("backend", m.backend->name());
     o.Set("cpuKernels", m.backend->kernel_isa());
     o.Set("threads", m.backend->threads());

@@ -249,6 +249,9 @@ Config parse_config(const std::string& config_json, const std::string& preproces
   } catch (const EngineError& err) {
     throw EngineError(std::string("preprocessor_config.json: ") + err.what());
   }
+  // What the addon reports as the most image tokens: the pixel budget over both frames, in merged tokens.
+  e->image.max_image_tokens =
+      int(c.processor.max_pixels / c.processor.temporal_patch_size / (c.processor.factor() * c.processor.factor()));
   e->eos_token_id = c.eos_token_ids[0];
   e->eos_token_ids = c.eos_token_ids;
   // The saccade format's fields that a GLM-OCR folder has no use for: its prompt is rendered from the chat

@@ -71,13 +71,13 @@ Buffer encode_image(Model& m, const ProcessedImage& im, VisionStages* stages) {
   if (stages) stages->downsample = download(be, z, size_t(N) * D);
   be.linear(z.data(), N, w.merger_proj, nullptr, y.data());
   // LayerNorm at PyTorch's default eps, not the config's (GlmOcrVisionPatchMerger builds it without one).
-  be.layer_norm(y.data(), N, D, w.merger_norm_w.data(), w.merger_norm_b.data(), 1e-5f, y.data());
-  be.gelu(y.data(), size_t(N) * D);
-  be.linear(y.data(), N, w.merger_gate, nullptr, mg.data());
-  be.linear(y.data(), N, w.merger_up, nullptr, mu.data());
+  be.layer_norm(y.data(), N, D, w.merger_norm_w.data(), w.merger_norm_b.data(), 1e-5f, z.data());
+  be.gelu(z.data(), size_t(N) * D);
+  be.linear(z.data(), N, w.merger_gate, nullptr, mg.data());
+  be.linear(z.data(), N, w.merger_up, nullptr, mu.data());
   be.silu_mul(mg.data(), mu.data(), mg.data(), size_t(N) * Im);
-  be.linear(mg.data(), N, w.merger_down, nullptr, z.data());
-  return z;
+  be.linear(mg.data(), N, w.merger_down, nullptr, y.data());
+  return y;
 }
 
 }  // namespace saccade::glm_ocr
