@@ -16,10 +16,19 @@ test('malformed requests are rejected with the reason', () => {
     [{ kind: 'request', id: 1, name: 'decode', params: { docId: 'x', pages: ['a'], options: DEFAULT_DECODE_OPTIONS } }, /pages/],
     [{ kind: 'request', id: 1, name: 'decode', params: { docId: 'x', pages: null, options: { mode: 'fast' } } }, /mode/],
     [{ kind: 'request', id: 1, name: 'openDocument', params: { name: 'a.pdf' } }, /base64/],
+    [{ kind: 'request', id: 1, name: 'switchModel', params: {} }, /switchModel.dir/],
+    [{ kind: 'request', id: 1, name: 'switchModel', params: { dir: '' } }, /switchModel.dir/],
+    [{ kind: 'request', id: 1, name: 'switchModel', params: { dir: '/a\0b' } }, /switchModel.dir/],
+    [{ kind: 'request', id: 1, name: 'switchModel', params: { dir: '/'.repeat(5000) } }, /switchModel.dir/],
   ];
   for (const [msg, reason] of cases) {
     const r = checkRequest(msg);
     assert.equal(r.ok, false);
     if (!r.ok) assert.match(r.reason, reason);
   }
+});
+
+test('a switch to the embedded model or to a folder path passes validation', () => {
+  assert.equal(checkRequest({ kind: 'request', id: 1, name: 'switchModel', params: { dir: null } }).ok, true);
+  assert.equal(checkRequest({ kind: 'request', id: 2, name: 'switchModel', params: { dir: '/models/glm-ocr' } }).ok, true);
 });

@@ -1,7 +1,7 @@
 // Every message between the renderer and the engine session, whatever carries it (Electron message port or
 // WebSocket). Requests are answered once; events stream. Validators run on every message that crosses a
 // process boundary, so a malformed message is rejected at the edge with a clear reason.
-import { DECODE_MODES, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionKind } from './engine-types';
+import { DECODE_MODES, type DecodeMode, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionKind } from './engine-types';
 
 export interface Box {
   x0: number;
@@ -38,7 +38,28 @@ export interface ModelInfo {
   path: string;
   /** The checkpoint carries an MTP head, so decode mode 'mtp' is available. */
   mtpHead: boolean;
+  /** 'saccade_ocr' (our own checkpoints) or 'glm_ocr' (a Hugging Face GLM-OCR folder), as the engine reads it. */
+  modelType: string;
+  /** The folder's README.md (its model card), cut at MAX_MODEL_CARD_CHARS; null where the folder has none. */
+  card: string | null;
+  /** The model shipped with the app, which every picker offers. */
+  embedded: boolean;
 }
+
+/** A GLM-OCR checkpoint has no diffusion drafter: it decodes only with these modes. */
+export const GLM_OCR_MODES: readonly DecodeMode[] = ['ar', 'mtp'];
+
+/** The decode modes a model can run, and for the others the one line the UI shows why not. */
+export function modeUnavailable(model: Pick<ModelInfo, 'modelType' | 'mtpHead'>, mode: DecodeMode): string | null {
+  if (model.modelType === 'glm_ocr' && !GLM_OCR_MODES.includes(mode)) return 'a GLM-OCR model has no diffusion drafter';
+  if (mode === 'mtp' && !model.mtpHead) return 'this model has no MTP head';
+  return null;
+}
+
+/** A model card longer than this is cut: it is shown in a small scroll area, not read as a document. */
+export const MAX_MODEL_CARD_CHARS = 64 * 1024;
+/** A model folder's path as a client may send it; longer is no folder anyone typed or picked. */
+export const MAX_MODEL_PATH_CHARS = 4096;
 
 export interface SampleInfo {
   name: string;
@@ -61,11 +82,18 @@ export interface RequestMap {
   decode: [{ docId: string; pages: number[] | null; options: DecodeOptions }, DecodeResult];
   cancel: [Record<string, never>, { cancelled: boolean }];
   closeDocument: [{ docId: string }, { closed: boolean }];
+  /** Model folders loaded before, most recent first, the loaded one included; the embedded default is not listed. */
+  recentModels: [Record<string, never>, { folders: string[] }];
+  /**
+   * Loads another model folder (null: the embedded default) for the whole engine, every window or tab; refused
+   * while any decode runs. On failure the previous model stays loaded.
+   */
+  switchModel: [{ dir: string | null }, { model: ModelInfo; vocab?: string[] }];
 }
 
 export type RequestName = keyof RequestMap;
 export const REQUEST_NAMES: readonly RequestName[] = [
-  'hello', 'listSamples', 'openSample', 'openDocument', 'decode', 'cancel', 'closeDocument',
+  'hello', 'listSamples', 'openSample', 'openDocument', 'decode', 'cancel', 'closeDocument', 'recentModels', 'switchModel',
 ];
 
 export interface PageLayoutEvent {
@@ -177,6 +205,11 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
     case 'openDocument':
       if (typeof p.name !== 'string' || typeof p.bytes !== 'string') {
         return { ok: false, reason: 'openDocument needs name and base64 bytes' };
+      }
+      break;
+    case 'switchModel':
+      if (p.dir !== null && !(typeof p.dir === 'string' && p.dir.length > 0 && p.dir.length <= MAX_MODEL_PATH_CHARS && !p.dir.includes('\0'))) {
+        return { ok: false, reason: `switchModel.dir must be null or a path of 1 to ${MAX_MODEL_PATH_CHARS} characters without NUL` };
       }
       break;
     case 'closeDocument':

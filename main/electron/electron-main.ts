@@ -133,6 +133,14 @@ function registerIpc(): void {
     win.setTitle(p.name ? `${p.name} — Saccade` : 'Saccade');
   });
   onRenderer('engine-summary', (_event, p: { summary: string }) => { engineSummary = p.summary; });
+  ipcMain.handle('choose-model-folder', async (event, payload: unknown) => {
+    const problem = checkRendererMessage('choose-model-folder', event, payload);
+    if (problem) throw new Error(problem);
+    const win = BrowserWindow.fromWebContents(event.sender);
+    const options = { title: 'Choose a model folder', properties: ['openDirectory' as const] };
+    const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+    return result.canceled ? null : result.filePaths[0] ?? null;
+  });
   ipcMain.handle('save-markdown', async (event, payload: unknown) => {
     const problem = checkRendererMessage('save-markdown', event, payload);
     if (problem) throw new Error(problem);

@@ -1,7 +1,7 @@
 // The engine runs in a utility process so a native crash cannot take a window down. Each window gets its own
 // message port straight to the engine (main is not on the token path). When the process dies, windows are
 // told why and reconnected to a fresh process; a process that keeps dying is not restarted in a loop.
-import { MessageChannelMain, utilityProcess, type BrowserWindow, type UtilityProcess } from 'electron';
+import { app, MessageChannelMain, utilityProcess, type BrowserWindow, type UtilityProcess } from 'electron';
 import { join } from 'node:path';
 
 const RESTART_WINDOW_MS = 30_000;
@@ -36,7 +36,9 @@ export class EngineSupervisor {
 
   private ensureEngine(): UtilityProcess {
     if (this.engine) return this.engine;
-    const child = utilityProcess.fork(join(__dirname, 'engine-host.js'), [], { serviceName: 'Saccade engine' });
+    // The utility process has no app.getPath: main names the user-data file the recent model folders live in.
+    const env = { ...process.env, SACCADE_RECENT_MODELS: join(app.getPath('userData'), 'recent-models.json') };
+    const child = utilityProcess.fork(join(__dirname, 'engine-host.js'), [], { serviceName: 'Saccade engine', env });
     child.on('exit', (code) => {
       if (this.engine !== child) return;
       this.engine = null;

@@ -17,7 +17,9 @@ test('renderer messages are taken only from the app page, with every field withi
     ['document-changed', ['scan.pdf']],
     ['engine-summary', { summary: 'x'.repeat(1000) }],
     ['show-open-dialog', {}],
+    ['choose-model-folder', { path: '/etc' }],
   ];
   for (const [channel, payload] of refused) assert.equal(checkRendererMessage(channel, page, payload), `malformed payload on ${channel}`, channel);
   assert.equal(checkRendererMessage('document-changed', page, { name: null }), null);
+  assert.equal(checkRendererMessage('choose-model-folder', page, null), null);
 });

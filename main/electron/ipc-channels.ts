@@ -16,6 +16,8 @@ export const RENDERER_CHANNELS = {
   'save-markdown': (p: unknown): p is { suggestedName: string; text: string } =>
     isRecord(p) && isName(p.suggestedName) && typeof p.text === 'string' && p.text.length <= MAX_MARKDOWN_CHARS,
   'show-open-dialog': (p: unknown): p is null => p === null,
+  /** Answered with the folder picked in the native dialog, or null; the engine checks and loads it. */
+  'choose-model-folder': (p: unknown): p is null => p === null,
   'document-changed': (p: unknown): p is { name: string | null } => isRecord(p) && (p.name === null || isName(p.name)),
   'engine-summary': (p: unknown): p is { summary: string } => isRecord(p) && typeof p.summary === 'string' && p.summary.length < 1000,
 } as const;

@@ -82,6 +82,10 @@ contextBridge.exposeInMainWorld('saccade', {
     saveMarkdown: (suggestedName: string, text: string): Promise<boolean> =>
       ipcRenderer.invoke('save-markdown', { suggestedName: String(suggestedName), text: String(text) }) as Promise<boolean>,
     showOpenDialog: (): void => ipcRenderer.send('show-open-dialog', null),
+    chooseModelFolder: async (): Promise<string | null> => {
+      const dir: unknown = await ipcRenderer.invoke('choose-model-folder', null);
+      return typeof dir === 'string' ? dir : null;
+    },
     onCommand(listener: (command: string) => void): () => void {
       commandListeners.add(listener);
       return () => commandListeners.delete(listener);

@@ -1,7 +1,10 @@
 // Entry point of the engine process. Every connection is a session of its own (main/node/session-channel.ts):
 // Electron main hands over one message port per window, and the browser server multiplexes its WebSocket
 // connections over the Node IPC channel of this child process, each tagged with its session number.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { HostCommand, HostReply } from '../../common/protocol';
+import { RecentModelFolders } from './models/recent-model-folders';
 import * as pipeline from './pipeline';
 import { SessionChannel } from './session-channel';
 import { SharedEngine } from './shared-engine';
@@ -17,7 +20,17 @@ interface ParentPort {
   on(event: 'message', listener: (e: { data: unknown; ports: PortLike[] }) => void): void;
 }
 
-const engine = new SharedEngine(pipeline);
+/**
+ * Where the recent model folders live: Electron main names a file in its user-data folder; in browser mode
+ * the server's engine keeps them under the user's config folder.
+ */
+function recentModelsFile(): string {
+  const named = process.env.SACCADE_RECENT_MODELS;
+  if (named) return named;
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'saccade', 'recent-models.json');
+}
+
+const engine = new SharedEngine(pipeline, new RecentModelFolders(recentModelsFile()));
 
 const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
 if (parentPort) {

@@ -6,9 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import {
-  MAX_DOCUMENTS_PER_SESSION, type DocumentInfo, type EventBatch, type RequestMessage, type RequestMap, type RequestName,
+  MAX_DOCUMENTS_PER_SESSION, type DocumentInfo, type EventBatch, type ModelInfo, type RequestMessage, type RequestMap,
+  type RequestName,
 } from '../../common/protocol';
-import { defaultModelDir } from './native-addon';
+import { readModelCard } from './models/model-folder';
+import { defaultModelDir, type NativeModel } from './native-addon';
 import type { OpenedDocument, SharedEngine } from './shared-engine';
 
 type Handler<N extends RequestName> = (params: RequestMap[N][0]) => Promise<RequestMap[N][1]>;
@@ -25,6 +27,21 @@ export function readVocab(modelDir: string): string[] | undefined {
   for (const [text, id] of Object.entries(json.model?.vocab ?? {})) vocab[id] = text;
   for (const t of json.added_tokens ?? []) if (t.special) vocab[t.id] = '';
   return Array.from(vocab, (t) => t ?? '');
+}
+
+/** What the UI shows of a loaded model: its name, size, type and card. */
+export function describeModel(model: NativeModel, dir: string): ModelInfo {
+  const info = model.info();
+  return {
+    // The engine names the model by its folder (assets/models/<name>) when the checkpoint has no name.
+    name: String(info.name ?? basename(dir)),
+    parameters: Number(info.parameters ?? 0),
+    path: dir,
+    mtpHead: Boolean(info.mtpHead),
+    modelType: String(info.modelType ?? 'saccade_ocr'),
+    card: readModelCard(dir),
+    embedded: dir === defaultModelDir(),
+  };
 }
 
 export class EngineSession {
@@ -44,21 +61,20 @@ export class EngineSession {
     hello: async () => {
       const addon = this.engine.nativeAddon();
       const model = await this.engine.loadedModel();
-      const info = model.info();
-      const dir = String(info.path ?? info.dir ?? defaultModelDir());
+      const dir = this.engine.currentModelDir();
       const engine = addon.info();
       return {
         // The backend the model actually runs on ("auto" picks CUDA only where a device answers).
-        engine: { ...engine, backend: String(info.backend ?? engine.backend) },
-        model: {
-          // The engine names the model by its folder (assets/models/<name>) when the checkpoint has no name.
-          name: String(info.name ?? basename(dir)),
-          parameters: Number(info.parameters ?? 0),
-          path: dir,
-          mtpHead: Boolean(info.mtpHead),
-        },
-        vocab: readVocab(defaultModelDir()),
+        engine: { ...engine, backend: String(model.info().backend ?? engine.backend) },
+        model: describeModel(model, dir),
+        vocab: readVocab(dir),
       };
+    },
+    recentModels: async () => ({ folders: this.engine.recentModelFolders() }),
+    switchModel: async ({ dir }) => {
+      const model = await this.engine.switchModel(dir, this);
+      const loaded = this.engine.currentModelDir();
+      return { model: describeModel(model, loaded), vocab: readVocab(loaded) };
     },
     listSamples: async () => this.engine.pipeline().listSamples(),
     openSample: async ({ name }) => {

@@ -1,9 +1,17 @@
 // What every session of one engine process shares: the native addon, the model (loaded once, on first use),
 // the page pipeline, and the decoder itself, which runs one decode at a time whichever session asked for it.
-// What a session owns (its documents, its decode, its events) stays in its EngineSession.
+// What a session owns (its documents, its decode, its events) stays in its EngineSession. The model is the
+// engine's, so a switch to another model folder is every session's: it waits for no decode but is refused
+// while one runs (a decode keeps the model it started with), and a folder that fails to load leaves the
+// previous model in place.
 import type { DecodeOptions, DecodeResult } from '../../common/engine-types';
 import type { DocumentInfo, SampleInfo, SessionEvent } from '../../common/protocol';
+import { checkModelFolder } from './models/model-folder';
+import { RecentModelFolders } from './models/recent-model-folders';
 import { defaultModelDir, loadAddon, type NativeAddon, type NativeModel } from './native-addon';
+
+/** The model types the page pipeline can drive (the engine's own modelType names). */
+const KNOWN_MODEL_TYPES = new Set(['saccade_ocr', 'glm_ocr']);
 
 /** The page pipeline (main/node/pipeline): documents in, layout regions and engine events out. */
 export interface OpenedDocument {
@@ -23,8 +31,12 @@ export class SharedEngine {
   private addon: NativeAddon | null = null;
   private model: Promise<NativeModel> | null = null;
   private decoderOwner: object | null = null;
+  private modelDir = defaultModelDir();
 
-  constructor(private readonly pagePipeline: PagePipeline | null) {}
+  constructor(
+    private readonly pagePipeline: PagePipeline | null,
+    private readonly recent = new RecentModelFolders(null),
+  ) {}
 
   pipeline(): PagePipeline {
     if (!this.pagePipeline) throw new Error('The page pipeline is not built yet: this build cannot open documents.');
@@ -39,11 +51,54 @@ export class SharedEngine {
   /** One load however many sessions ask at once; a failed load is tried again by the next caller. */
   loadedModel(): Promise<NativeModel> {
     if (!this.model) {
-      const loading = Promise.resolve().then(() => this.nativeAddon().loadModel(defaultModelDir()));
+      const dir = this.modelDir;
+      const loading = Promise.resolve().then(() => this.nativeAddon().loadModel(dir));
       this.model = loading;
       loading.catch(() => { if (this.model === loading) this.model = null; });
     }
     return this.model;
+  }
+
+  /** The folder of the model loadedModel gives. */
+  currentModelDir(): string {
+    return this.modelDir;
+  }
+
+  /** Folders loaded before, most recent first; the embedded default is not among them. */
+  recentModelFolders(): string[] {
+    return this.recent.list().filter((dir) => dir !== defaultModelDir());
+  }
+
+  /**
+   * Loads `dir` (null: the embedded default) in place of the current model. Holds the decoder meanwhile, so no
+   * decode starts on a model about to close; throws one line, with the previous model still loaded.
+   */
+  async switchModel(dir: string | null, owner: object): Promise<NativeModel> {
+    if (!this.claimDecoder(owner)) {
+      throw new Error('A decode is running; switch the model when it has finished or been cancelled.');
+    }
+    try {
+      const target = dir === null ? defaultModelDir() : checkModelFolder(dir);
+      let next: NativeModel;
+      try {
+        next = await this.nativeAddon().loadModel(target);
+      } catch (err) {
+        throw new Error(`${dir ?? target}: ${oneLine(err)}`);
+      }
+      const type = String(next.info().modelType ?? '');
+      if (!KNOWN_MODEL_TYPES.has(type)) {
+        next.close();
+        throw new Error(`${dir ?? target}: Saccade cannot read a model of type "${type}"`);
+      }
+      const previous = this.model;
+      this.model = Promise.resolve(next);
+      this.modelDir = target;
+      if (dir !== null && target !== defaultModelDir()) this.recent.add(target);
+      if (previous) await previous.then((m) => m.close(), () => undefined);
+      return next;
+    } finally {
+      this.releaseDecoder(owner);
+    }
   }
 
   /** Takes the decoder for `owner`; false while another decode holds it. */
@@ -56,4 +111,8 @@ export class SharedEngine {
   releaseDecoder(owner: object): void {
     if (this.decoderOwner === owner) this.decoderOwner = null;
   }
+}
+
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
 }

@@ -23,6 +23,8 @@ export interface HostShell {
   saveMarkdown(suggestedName: string, text: string): Promise<boolean>;
   /** Shows the native open dialog; the chosen file arrives through onOpenFile. */
   showOpenDialog(): void;
+  /** Shows the native folder dialog; the folder picked, or null when the user cancelled. */
+  chooseModelFolder(): Promise<string | null>;
   onCommand(listener: (command: ShellCommand) => void): () => void;
   onOpenFile(listener: (file: { name: string; bytes: Uint8Array }) => void): () => void;
   /** Tells main which document this window shows (window title, one window per document). */

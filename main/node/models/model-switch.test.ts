@@ -1,0 +1,88 @@
+// The engine switching models at a session's request, with the real addon: to the tiny GLM-OCR folder and
+// back, refusals that leave the loaded model in place, and the recent folders it remembers.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import type { RequestMap, RequestName } from '../../../common/protocol';
+import { EngineSession } from '../engine-session';
+import { addonPath, resourceRoot } from '../native-addon';
+import { SharedEngine } from '../shared-engine';
+import { RecentModelFolders } from './recent-model-folders';
+
+const noAddon = !existsSync(addonPath()) && 'native engine not built';
+const GLM_TINY = resolve(resourceRoot(), 'native', 'test', 'golden', 'glm_ocr', 'tiny');
+
+function sessionOn(engine: SharedEngine) {
+  const session = new EngineSession(engine, () => undefined);
+  let id = 0;
+  return <N extends RequestName>(name: N, params: RequestMap[N][0]) =>
+    session.handle({ kind: 'request', id: ++id, name, params }) as Promise<RequestMap[N][1]>;
+}
+
+const freshEngine = () => new SharedEngine(null, new RecentModelFolders(join(mkdtempSync(join(tmpdir(), 'saccade-config-')), 'recent-models.json')));
+
+test('a session switches the engine to a GLM-OCR folder and back to the embedded model', { skip: noAddon }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  const first = await ask('hello', {});
+  assert.equal(first.model.embedded, true);
+  assert.equal(first.model.modelType, 'saccade_ocr');
+  assert.match(first.model.card ?? '', /saccade-ocr-tiny|Saccade/i, 'the embedded model shows its README as its card');
+
+  const glm = await ask('switchModel', { dir: GLM_TINY });
+  assert.equal(glm.model.modelType, 'glm_ocr');
+  assert.equal(glm.model.name, 'tiny');
+  assert.equal(glm.model.embedded, false);
+  assert.equal(glm.model.card, null, 'the tiny folder has no README.md');
+  assert.ok(glm.vocab && glm.vocab.length > 0 && glm.vocab.length !== first.vocab?.length, 'the vocabulary is the GLM-OCR tokenizer\'s');
+  // Every session of the engine now reads with it.
+  assert.equal((await sessionOn(engine)('hello', {})).model.modelType, 'glm_ocr');
+  assert.deepEqual((await ask('recentModels', {})).folders, [realpathSync(GLM_TINY)]);
+
+  const back = await ask('switchModel', { dir: null });
+  assert.equal(back.model.embedded, true);
+  assert.equal((await ask('hello', {})).model.modelType, 'saccade_ocr');
+  assert.deepEqual((await ask('recentModels', {})).folders, [realpathSync(GLM_TINY)], 'the embedded model is not listed');
+});
+
+test('a folder that is no model is refused in one line, and the loaded model stays', { skip: noAddon }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  await ask('switchModel', { dir: GLM_TINY });
+  const root = mkdtempSync(join(tmpdir(), 'saccade-bad-model-'));
+  const empty = join(root, 'empty');
+  mkdirSync(empty);
+  const broken = join(root, 'broken');
+  mkdirSync(broken);
+  writeFileSync(join(broken, 'config.json'), '{"architectures": ["Nothing"]}');
+  const file = join(root, 'config.json');
+  writeFileSync(file, '{}');
+  const cases: Array<[string, RegExp]> = [
+    ['/no/such/model/folder', /no such folder/],
+    ['relative/model', /full path/],
+    [file, /not a folder/],
+    [empty, /no config\.json/],
+    [broken, /broken: /],
+  ];
+  for (const [dir, reason] of cases) {
+    const err = await ask('switchModel', { dir }).then(() => null, (e: Error) => e.message);
+    assert.ok(err !== null, `${dir} was loaded`);
+    assert.match(err, reason);
+    assert.ok(!err.includes('\n'), `one line: ${err}`);
+  }
+  assert.equal((await ask('hello', {})).model.modelType, 'glm_ocr');
+  assert.deepEqual((await ask('recentModels', {})).folders, [realpathSync(GLM_TINY)], 'refused folders are not remembered');
+});
+
+test('a switch waits for no decode: while one runs it is refused and the model stays', { skip: noAddon }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  const decoder = {};
+  assert.ok(engine.claimDecoder(decoder));
+  await assert.rejects(ask('switchModel', { dir: GLM_TINY }), /decode is running/);
+  engine.releaseDecoder(decoder);
+  assert.equal((await ask('hello', {})).model.embedded, true);
+  assert.equal((await ask('switchModel', { dir: GLM_TINY })).model.modelType, 'glm_ocr');
+});
