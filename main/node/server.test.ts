@@ -159,3 +159,21 @@ test('a message that completes in the chunk that passes the bound is not handed 
   assert.equal(connections[1]!.requests.length, 0);
   holder.terminate();
 });
+
+test('a model folder path that is no path is refused by the server before the engine sees it', async (t) => {
+  const { address, connections } = await serve(t);
+  const ws = await rawSocket(address);
+  const replies: ResponseMessage[] = [];
+  ws.on('message', (d) => replies.push(JSON.parse(String(d)) as ResponseMessage));
+  const bad = [42, '', '/models/a\0b', `/${'m'.repeat(5000)}`, ['/models/tiny']];
+  bad.forEach((dir, i) => ws.send(JSON.stringify({ kind: 'request', id: i + 1, name: 'switchModel', params: { dir } })));
+  await until(() => replies.length === bad.length, 'the refusals');
+  for (const r of replies) {
+    assert.equal(r.ok, false);
+    assert.match(r.error!, /^rejected: switchModel\.dir must be null or a path/);
+  }
+  ws.send(JSON.stringify({ kind: 'request', id: 9, name: 'switchModel', params: { dir: '/models/tiny' } }));
+  await until(() => connections[0]?.requests.length === 1, 'the well-formed switch');
+  assert.deepEqual(connections[0]!.requests.map((r) => r.params), [{ dir: '/models/tiny' }]);
+  ws.terminate();
+});

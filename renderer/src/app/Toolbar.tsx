@@ -1,5 +1,6 @@
 // The top bar: product, document, the primary actions and the engine status.
 import { useState } from 'react';
+import { ModelPicker } from '../models/ModelPicker';
 import { SettingsPanel } from '../panels/SettingsPanel';
 import { useSession, useSessionState } from './session-context';
 import type { Commands } from './commands';
@@ -11,6 +12,7 @@ export function Toolbar({ commands }: { commands: Commands }) {
   const engine = useSessionState((s) => s.engine);
   const theme = useSessionState((s) => s.theme);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [modelsOpen, setModelsOpen] = useState(false);
   const engineText = engine.status === 'ready'
     ? `${engine.info!.backend} engine · ${engine.model!.name}`
     : engine.status === 'connecting' ? 'connecting to the engine…' : `engine unavailable: ${engine.message ?? ''}`;
@@ -26,9 +28,15 @@ export function Toolbar({ commands }: { commands: Commands }) {
         </button>)}
       {doc && <button onClick={() => void commands.exportMarkdown()} title="Export Markdown (Ctrl+S)" data-testid="export">Export Markdown</button>}
       <span className="spacer" />
-      <span className={`engine-pill ${engine.status}`} data-testid="engine-status" title={engine.model?.path}>{engineText}</span>
       <div className="settings-anchor">
-        <button onClick={() => setSettingsOpen(!settingsOpen)} aria-expanded={settingsOpen} data-testid="open-settings">Settings</button>
+        <button className={`engine-pill ${engine.status}`} data-testid="engine-status" title={engine.model ? `${engine.model.path}: choose the model` : undefined}
+          disabled={engine.status !== 'ready'} aria-expanded={modelsOpen} onClick={() => { setModelsOpen(!modelsOpen); setSettingsOpen(false); }}>
+          {engineText}
+        </button>
+        {modelsOpen && <ModelPicker onClose={() => setModelsOpen(false)} />}
+      </div>
+      <div className="settings-anchor">
+        <button onClick={() => { setSettingsOpen(!settingsOpen); setModelsOpen(false); }} aria-expanded={settingsOpen} data-testid="open-settings">Settings</button>
         {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} />}
       </div>
       <button className="icon" onClick={() => actions.setTheme(theme === 'dark' ? 'light' : 'dark')} title="Toggle theme (Ctrl+Shift+L)" aria-label="Toggle theme">

@@ -1,21 +1,30 @@
 // Decoding settings, remembered between runs; they apply to the next decode.
+import type { DecodeMode } from '../../../common/engine-types';
+import { modeUnavailable } from '../../../common/protocol';
 import { useSession, useSessionState } from '../app/session-context';
 import { BLOCK_SIZES } from '../state/decode-settings';
 
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
   const { actions } = useSession();
   const s = useSessionState((st) => st.settings);
-  const mtpHead = useSessionState((st) => st.engine.model?.mtpHead ?? false);
+  const model = useSessionState((st) => st.engine.model);
+  const unavailable = (mode: DecodeMode) => (model ? modeUnavailable(model, mode) : null);
+  const option = (mode: DecodeMode, label: string) => (
+    <option value={mode} disabled={unavailable(mode) !== null} title={unavailable(mode) ?? undefined}>{label}</option>
+  );
+  // One line for what the loaded model cannot run, rather than a tooltip that a disabled option may not show.
+  const reasons = [...new Set((['spec', 'mtp', 'diffusion'] as const).map(unavailable).filter((r) => r !== null))];
   return (
     <div className="settings-popover" role="dialog" aria-label="Decoding settings" data-testid="settings">
       <header className="panel-header"><span>Decoding</span><button className="icon" onClick={onClose} aria-label="Close">×</button></header>
       <label>Mode
         <select value={s.mode} onChange={(e) => actions.updateSettings({ mode: e.target.value as typeof s.mode })} data-testid="setting-mode">
-          <option value="spec">Self-speculative (draft + verify)</option>
-          <option value="mtp" disabled={!mtpHead} title={mtpHead ? undefined : 'this model has no MTP head'}>MTP head (drafts + verify)</option>
-          <option value="ar">Autoregressive</option>
-          <option value="diffusion">Diffusion</option>
+          {option('spec', 'Self-speculative (draft + verify)')}
+          {option('mtp', 'MTP head (drafts + verify)')}
+          {option('ar', 'Autoregressive')}
+          {option('diffusion', 'Diffusion')}
         </select>
+        {reasons.length > 0 && <span className="muted" data-testid="mode-limits">Some modes are off: {reasons.join('; ')}.</span>}
       </label>
       <label>Block size
         <select value={String(s.blockSize)} disabled={s.mode === 'ar'} data-testid="setting-block"

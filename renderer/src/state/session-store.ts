@@ -3,7 +3,8 @@
 // follow the token stream subscribe to the store directly instead of re-rendering React on every change.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineInfo } from '../../../common/engine-types';
-import type { DocumentInfo, EventBatch, ModelInfo, SampleInfo } from '../../../common/protocol';
+import { DECODE_MODES } from '../../../common/engine-types';
+import { modeUnavailable, type DocumentInfo, type EventBatch, type ModelInfo, type SampleInfo } from '../../../common/protocol';
 import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { DecodeRun, type TokenRef } from './decode-run';
@@ -37,6 +38,8 @@ export interface Overlays {
 export interface SessionState {
   engine: { status: 'connecting' | 'ready' | 'unavailable'; info?: EngineInfo; model?: ModelInfo; message?: string };
   vocab: string[];
+  /** The model picker: folders loaded before (most recent first), a switch under way, why the last one failed. */
+  models: { recent: string[]; switching: boolean; error: string | null; nativeDialog: boolean };
   samples: SampleInfo[];
   recent: RecentEntry[];
   doc: OpenedDoc | null;
@@ -72,6 +75,11 @@ export interface SessionActions {
   openFile(name: string, bytes: Uint8Array): Promise<void>;
   decode(): Promise<void>;
   cancel(): Promise<void>;
+  /** Loads another model folder (null: the embedded one) in the engine; a failure keeps the current model. */
+  switchModel(dir: string | null): Promise<void>;
+  refreshRecentModels(): Promise<void>;
+  /** Electron: picks a folder in the native dialog and switches to it. */
+  chooseModelFolder(): Promise<void>;
   restartAfterCrash(): Promise<void>;
   closeDocument(): Promise<void>;
   updateSettings(patch: Partial<DecodeSettings>): void;
@@ -101,6 +109,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
   const store: StoreApi<SessionState> = createStore<SessionState>(() => ({
     engine: { status: 'connecting' },
     vocab: [],
+    models: { recent: [], switching: false, error: null, nativeDialog: transport.shell !== undefined },
     samples: [],
     recent: listRecent(storage),
     doc: null,
@@ -156,6 +165,14 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     store.setState({ arTokensPerSecond: readJson<number | null>(storage, baselineKey(engine.model.name, engine.info.backend), null) });
   };
 
+  /** The model is what it is: a mode it cannot run gives way to the best one it can, the setting saved. */
+  const fitModeToModel = (model: ModelInfo) => {
+    const { settings } = store.getState();
+    if (!modeUnavailable(model, settings.mode)) return;
+    const mode = (['mtp', 'spec', 'ar', 'diffusion'] as const).find((m) => !modeUnavailable(model, m)) ?? DECODE_MODES[0];
+    actions.updateSettings({ mode });
+  };
+
   const adopt = (info: DocumentInfo, source: DocumentSource, bytes: Uint8Array) => {
     const key = documentKey(info.name, bytes);
     const previous = store.getState().doc;
@@ -203,6 +220,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       try {
         const hello = await transport.request('hello', {});
         store.setState({ engine: { status: 'ready', info: hello.engine, model: hello.model }, vocab: hello.vocab ?? [] });
+        fitModeToModel(hello.model);
         transport.shell?.engineReady(`${hello.engine.backend} backend (${hello.engine.threads} threads), engine ${hello.engine.version}; model ${hello.model.name} (${(hello.model.parameters / 1e6).toFixed(1)}M parameters)`);
         refreshBaseline();
       } catch (err) {
@@ -262,6 +280,35 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     async cancel() {
       if (store.getState().phase !== 'decoding') return;
       await transport.request('cancel', {}).catch(() => undefined);
+    },
+
+    async switchModel(dir) {
+      const { engine, models, phase } = store.getState();
+      if (models.switching || phase === 'decoding' || engine.status !== 'ready') return;
+      store.setState({ models: { ...models, switching: true, error: null } });
+      try {
+        const { model, vocab } = await transport.request('switchModel', { dir });
+        store.setState((s) => ({ engine: { ...s.engine, model }, vocab: vocab ?? [], models: { ...s.models, switching: false } }));
+        fitModeToModel(model);
+        refreshBaseline();
+        await actions.refreshRecentModels();
+      } catch (err) {
+        store.setState((s) => ({ models: { ...s.models, switching: false, error: message(err) } }));
+      }
+    },
+
+    async chooseModelFolder() {
+      const dir = await transport.shell?.chooseModelFolder();
+      if (dir) await actions.switchModel(dir);
+    },
+
+    async refreshRecentModels() {
+      try {
+        const { folders } = await transport.request('recentModels', {});
+        store.setState((s) => ({ models: { ...s.models, recent: folders } }));
+      } catch {
+        // The picker still offers the embedded model and a new folder.
+      }
     },
 
     async restartAfterCrash() {
