@@ -1,4 +1,5 @@
 // CPU kernels against naive references, and the width-independence that byte-identity rests on.
+#include <algorithm>
 #include <random>
 
 #include "backend/backend.h"
@@ -166,3 +167,48 @@ TEST(center_rows_subtracts_each_columns_mean_in_row_order) {
   be->center_rows(one.data(), 1, 2);
   CHECK(one[0] == 0.0f && one[1] == 0.0f);
 }
+
+namespace {
+
+// The line encoder's two element-wise kernels must round exactly as their plain loops do, on every ISA, for
+// channel counts with and without a vector tail, strides (2, 1) and 1, and kernels 3 and 5.
+void check_line_kernels(const cpu::Kernels& kern) {
+  for (int C : {16, 19})
+    for (int k : {3, 5})
+      for (int sy : {1, 2}) {
+        const int H = 7, W = 9, sx = 1, Ho = (H + sy - 1) / sy, Wo = W, pad = k / 2;
+        auto src = randv(size_t(H) * W * C, 7), w = randv(size_t(C) * k * k, 8), bias = randv(size_t(C), 9);
+        std::vector<float> taps(w.size()), got(size_t(Ho) * Wo * C), want(got.size());
+        for (int c = 0; c < C; ++c)
+          for (int t = 0; t < k * k; ++t) taps[size_t(t) * C + c] = w[size_t(c) * k * k + t];
+        kern.depthwise_rows(src.data(), H, W, C, k, sy, sx, taps.data(), bias.data(), got.data(), 0, Ho);
+        for (int oy = 0; oy < Ho; ++oy)
+          for (int ox = 0; ox < Wo; ++ox)
+            for (int c = 0; c < C; ++c) {
+              float acc = bias[size_t(c)];
+              for (int ky = 0; ky < k; ++ky)
+                for (int kx = 0; kx < k; ++kx) {
+                  const int y = oy * sy + ky - pad, x = ox * sx + kx - pad;
+                  if (y >= 0 && y < H && x >= 0 && x < W)
+                    acc += src[(size_t(y) * W + x) * C + c] * w[size_t(c) * k * k + size_t(ky * k + kx)];
+                }
+              want[(size_t(oy) * Wo + ox) * C + c] = acc;
+            }
+        CHECK_MSG(got == want, kern.isa << " depthwise C=" << C << " k=" << k << " sy=" << sy);
+      }
+  auto x = randv(1000, 10);
+  for (size_t i = 0; i < x.size(); i += 7) x[i] = -3.0f;  // the gate's corners: exactly 0 and 6 after the affine
+  std::vector<float> got = x;
+  kern.affine_hardswish(got.data(), got.size(), 1.5f, 0.25f, 0.75f, -0.125f);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float z = x[i] * 1.5f + 0.25f;
+    const float want = z * std::min(std::max(z + 3.0f, 0.0f), 6.0f) / 6.0f * 0.75f + -0.125f;
+    CHECK_MSG(got[i] == want, kern.isa << " hardswish at " << i);
+  }
+}
+
+}  // namespace
+
+TEST(line_encoder_kernels_round_as_their_plain_loops_generic) { check_line_kernels(cpu::kernels_generic()); }
+
+TEST(line_encoder_kernels_round_as_their_plain_loops_best_isa) { check_line_kernels(cpu::best_kernels()); }

@@ -197,25 +197,13 @@ class CpuBackend final : public Backend {
 
   void depthwise_conv(const float* src, int H, int W, int C, int k, int sy, int sx, const float* w,
                       const float* bias, float* dst) override {
-    const int Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx, pad = k / 2;
+    const int Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx;
+    // Tap-major weights, so that each tap's multiply covers a vector of channels.
+    std::vector<float> taps(size_t(C) * k * k);
+    for (int c = 0; c < C; ++c)
+      for (int t = 0; t < k * k; ++t) taps[size_t(t) * C + c] = w[size_t(c) * k * k + t];
     pool_.parallel_for(Ho, chunk_grain(Ho, int64_t(Wo) * C * k * k), [&](int yb, int ye) {
-      std::vector<float> acc(static_cast<size_t>(C));
-      for (int oy = yb; oy < ye; ++oy)
-        for (int ox = 0; ox < Wo; ++ox) {
-          std::copy(bias, bias + C, acc.begin());
-          for (int ky = 0; ky < k; ++ky) {
-            const int y = oy * sy + ky - pad;
-            if (y < 0 || y >= H) continue;
-            for (int kx = 0; kx < k; ++kx) {
-              const int x = ox * sx + kx - pad;
-              if (x < 0 || x >= W) continue;
-              const float* in = src + (size_t(y) * W + x) * C;
-              const int tap = ky * k + kx;
-              for (int c = 0; c < C; ++c) acc[size_t(c)] += in[c] * w[size_t(c) * k * k + tap];
-            }
-          }
-          std::copy(acc.begin(), acc.end(), dst + (size_t(oy) * Wo + ox) * C);
-        }
+      k_.depthwise_rows(src, H, W, C, k, sy, sx, taps.data(), bias, dst, yb, ye);
     });
   }
 
@@ -231,10 +219,12 @@ class CpuBackend final : public Backend {
   }
 
   void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) override {
-    for (size_t i = 0; i < n; ++i) {
-      const float z = x[i] * s1 + b1;
-      x[i] = z * std::min(std::max(z + 3.0f, 0.0f), 6.0f) / 6.0f * s2 + b2;
-    }
+    constexpr int kChunk = 1 << 14;
+    const int chunks = int((n + kChunk - 1) / kChunk);
+    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
+      const size_t begin = size_t(cb) * kChunk, end = std::min(n, size_t(ce) * kChunk);
+      k_.affine_hardswish(x + begin, end - begin, s1, b1, s2, b2);
+    });
   }
 
   void silu(float* x, size_t n) override {

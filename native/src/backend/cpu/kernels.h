@@ -30,6 +30,11 @@ struct Kernels {
   // attention mass (image_mass_acc[h]) and per-image-slot probabilities (image_scores_acc[h * image slots]).
   void (*attend_group)(const AttentionArgs& a, int row, int kv_head, float* probs, int* slots, float* out,
                        float* image_mass_acc, float* image_scores_acc);
+  // Output rows [oy_begin, oy_end) of Backend::depthwise_conv, with the weights tap-major: taps[k * k][C].
+  void (*depthwise_rows)(const float* src, int H, int W, int C, int k, int sy, int sx, const float* taps,
+                         const float* bias, float* dst, int oy_begin, int oy_end);
+  // Backend::affine_hardswish over x[0, n).
+  void (*affine_hardswish)(float* x, size_t n, float s1, float b1, float s2, float b2);
 };
 
 const Kernels& kernels_generic();

@@ -1,6 +1,7 @@
 // AVX2 + FMA kernels; this file is compiled with -mavx2 -mfma and only called after a cpuid check.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,6 +27,8 @@ struct Vec {
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
+  static R min(R a, R b) { return _mm256_min_ps(a, b); }
+  static R div(R a, R b) { return _mm256_div_ps(a, b); }
   static R floor(R a) { return _mm256_floor_ps(a); }
   static R exp2i(R n) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
@@ -51,7 +54,7 @@ struct Vec {
 
 const Kernels& kernels_avx2() {
   static const Kernels k{"avx2", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group};
+                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
   return k;
 }
 }  // namespace saccade::cpu

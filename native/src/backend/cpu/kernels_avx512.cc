@@ -1,6 +1,7 @@
 // AVX-512F kernels; compiled with -mavx512f and only called after a cpuid check.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,6 +27,8 @@ struct Vec {
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
+  static R min(R a, R b) { return _mm512_min_ps(a, b); }
+  static R div(R a, R b) { return _mm512_div_ps(a, b); }
   static R floor(R a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
   static R exp2i(R n) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
@@ -48,7 +51,7 @@ struct Vec {
 
 const Kernels& kernels_avx512() {
   static const Kernels k{"avx512", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group};
+                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
   return k;
 }
 }  // namespace saccade::cpu

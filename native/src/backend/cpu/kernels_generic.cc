@@ -1,4 +1,5 @@
 // Portable kernels: an 8-lane vector emulated in scalar code (same reduction tree as AVX2, without FMA).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -50,6 +51,14 @@ struct Vec {
     for (int i = 0; i < 8; ++i) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
     return a;
   }
+  static R min(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i];
+    return a;
+  }
+  static R div(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] /= b.v[i];
+    return a;
+  }
   static R floor(R a) {
     for (float& x : a.v) x = std::floor(x);
     return a;
@@ -83,7 +92,7 @@ namespace saccade::cpu {
 
 const Kernels& kernels_generic() {
   static const Kernels k{"generic", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group};
+                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
   return k;
 }
 }  // namespace saccade::cpu

@@ -1,7 +1,7 @@
 // Kernel bodies shared by every ISA. Included by a file that defines `struct Vec` with:
 //   static constexpr int L; using R; zero(); load(const float*); load_f16 and load_bf16(const uint16_t*);
 //   store(float*, R); fma(a, b, acc);
-//   add(a, b); mul(a, b); max(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
+//   add(a, b); mul(a, b); div(a, b); max(a, b); min(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
 // Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
 // elements are computed together, never the arithmetic of one element, so results are independent of M and
@@ -239,6 +239,60 @@ void attend_group(const AttentionArgs& a, int row, int kv_head, float* probs, in
       if (image_scores_acc) image_scores_acc[size_t(h) * img_n + size_t(s - a.img_begin)] += p[i];
     }
     if (image_mass_acc) image_mass_acc[h] += img;
+  }
+}
+
+// Output rows [oy_begin, oy_end) of a depthwise convolution (Kernels::depthwise_rows). Each output element is
+// its bias plus each in-bounds tap's product, added in (ky, kx) order, one rounding per multiply and per add:
+// the arithmetic of the plain loop, L channels at a time.
+void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx, const float* taps,
+                    const float* bias, float* dst, int oy_begin, int oy_end) {
+  const int Wo = (W + sx - 1) / sx, pad = k / 2, cv = C - C % Vec::L;
+  for (int oy = oy_begin; oy < oy_end; ++oy)
+    for (int ox = 0; ox < Wo; ++ox) {
+      float* out = dst + (size_t(oy) * Wo + ox) * C;
+      const int y0 = oy * sy - pad, x0 = ox * sx - pad;
+      for (int c = 0; c < cv; c += Vec::L) {
+        typename Vec::R acc = Vec::load(bias + c);
+        for (int ky = 0; ky < k; ++ky) {
+          if (y0 + ky < 0 || y0 + ky >= H) continue;
+          for (int kx = 0; kx < k; ++kx) {
+            if (x0 + kx < 0 || x0 + kx >= W) continue;
+            const float* in = src + (size_t(y0 + ky) * W + size_t(x0 + kx)) * C + c;
+            acc = Vec::add(acc, Vec::mul(Vec::load(in), Vec::load(taps + size_t(ky * k + kx) * C + c)));
+          }
+        }
+        Vec::store(out + c, acc);
+      }
+      for (int c = cv; c < C; ++c) {
+        float acc = bias[c];
+        for (int ky = 0; ky < k; ++ky) {
+          if (y0 + ky < 0 || y0 + ky >= H) continue;
+          for (int kx = 0; kx < k; ++kx) {
+            if (x0 + kx < 0 || x0 + kx >= W) continue;
+            acc += src[(size_t(y0 + ky) * W + size_t(x0 + kx)) * C + c] * taps[size_t(ky * k + kx) * C + c];
+          }
+        }
+        out[c] = acc;
+      }
+    }
+}
+
+// x = hardswish(x * s1 + b1) * s2 + b2 in place, in the order the scalar form rounds: z = x * s1 + b1, then
+// z * min(max(z + 3, 0), 6) / 6 * s2 + b2.
+void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) {
+  const typename Vec::R S1 = Vec::set1(s1), B1 = Vec::set1(b1), S2 = Vec::set1(s2), B2 = Vec::set1(b2);
+  const typename Vec::R zero = Vec::zero(), three = Vec::set1(3.0f), six = Vec::set1(6.0f);
+  size_t i = 0;
+  for (; i + Vec::L <= n; i += Vec::L) {
+    const typename Vec::R z = Vec::add(Vec::mul(Vec::load(x + i), S1), B1);
+    const typename Vec::R gate = Vec::min(Vec::max(Vec::add(z, three), zero), six);
+    Vec::store(x + i, Vec::add(Vec::mul(Vec::div(Vec::mul(z, gate), six), S2), B2));
+  }
+  for (; i < n; ++i) {
+    const float z = x[i] * s1 + b1;
+    const float gate = std::min(std::max(z + 3.0f, 0.0f), 6.0f);
+    x[i] = z * gate / 6.0f * s2 + b2;
   }
 }
 
