@@ -111,3 +111,17 @@ def test_the_converted_folder_reloads_with_the_mask_token_and_the_mtp_layer(tiny
     assert torch.equal(mtp_after[prefix + "shared_head.head.weight"], after["lm_head.weight"].bfloat16())
     assert torch.equal(mtp_after[prefix + "embed_tokens.weight"],
                        after["model.language_model.embed_tokens.weight"].bfloat16())
+
+
+def test_a_tokenizer_without_a_mask_token_gets_one_and_the_folder_keeps_it(tiny, tmp_path):
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        path = tiny / name
+        path.write_text(path.read_text().replace('"[MASK]"', '"[MASQ]"'))  # a checkpoint without [MASK]
+    model, processor = convert_dual.load_model(tiny), convert_dual.load_processor(tiny)
+    mask_id, added = convert_dual.ensure_mask_token(processor, model)
+    assert added and mask_id == len(processor.tokenizer) - 1
+    assert mask_id < model.config.text_config.vocab_size  # a spare row of the padded embedding: no resize
+    out = tmp_path / "dual"
+    convert_dual.export(model, processor, str(tiny), str(out), {}, mask_id, added, 32, "1MB")
+    assert convert_dual.load_processor(out).tokenizer.convert_tokens_to_ids("[MASK]") == mask_id
+    assert json.load(open(out / "config.json"))["saccade_dual_mode"]["mask_token_id"] == mask_id
