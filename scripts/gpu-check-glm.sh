@@ -62,6 +62,7 @@ done
 
 FOLDER=$(mktemp -d "${TMPDIR:-/tmp}/saccade-glm-full.XXXXXX")
 trap 'rm -rf "$FOLDER"' EXIT
+trap 'exit 143' TERM INT  # the caller's time limit: still remove the 2.6 GB folder
 t0=$(date +%s)
 if python3 -c "import numpy" 2> /dev/null &&
    timeout 180 python3 "$ROOT/training/glm_ocr/make_full_random.py" "$FOLDER" --scale "$SCALE" \
