@@ -94,6 +94,9 @@ test('a file the engine refuses leaves a clear notice and the previous state', a
 test('an engine crash keeps the run, and restarting reopens the document and decodes the unfinished page', async () => {
   let decodes = 0;
   const fake = fakeTransport({
+    // A restarted engine is asked which model it runs before the document is opened again.
+    hello: async () => ({ engine: { version: 'test', backends: ['cpu'], backend: 'cpu', cpuFeatures: {}, cpuKernels: 'generic', threads: 1 },
+      model: { name: 'saccade-ocr-tiny', parameters: 0, path: '', mtpHead: false, modelType: 'saccade_ocr', card: null, embedded: true } }),
     openSample: async () => ({ doc: { ...synthetic.doc, docId: decodes === 0 ? synthetic.doc.docId : 'reopened' }, bytes: page }),
     decode: async () => {
       decodes++;
@@ -116,6 +119,7 @@ test('an engine crash keeps the run, and restarting reopens the document and dec
   assert.ok(run.tokens > 0, 'tokens decoded before the crash are kept until the restart');
 
   await actions.restartAfterCrash();
+  assert.equal(store.getState().engine.model?.name, 'saccade-ocr-tiny', 'the model is learnt again from the restarted engine');
   assert.equal(store.getState().run, run, 'the restart continues the same run');
   const decode = fake.calls.filter((c) => c.name === 'decode').at(-1)!.params as RequestMap['decode'][0];
   assert.deepEqual(decode.pages, [0]);

@@ -187,8 +187,15 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     return draft;
   };
 
-  /** Opens the document's bytes in the engine again (after an engine restart), returning its new id. */
+  /**
+   * Opens the document's bytes in the engine again (after an engine restart), returning its new id. A
+   * restarted engine starts on the embedded model, whichever one the user had picked (it may be the one that
+   * crashed it), so the UI learns the model again first.
+   */
   const reopen = async (doc: OpenedDoc): Promise<string> => {
+    const { model } = await transport.request('hello', {});
+    store.setState((s) => ({ engine: { ...s.engine, model } }));
+    fitModeToModel(model);
     if (doc.source.kind === 'sample') return (await transport.request('openSample', { name: doc.source.name })).doc.docId;
     return (await transport.request('openDocument', { name: doc.info.name, bytes: bytesToBase64(doc.bytes) })).doc.docId;
   };
