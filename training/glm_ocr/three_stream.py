@@ -15,15 +15,7 @@ y_{i+1} up to the first EOS (AR); a masked corrupted slot predicts the token at 
 """
 import torch
 
-from saccade.masks import IGNORE, block_ids, complementary_masks
-
-
-def padded_target(target_ids, block_size, offset, eos_id):
-    """target + EOS, then EOS until the last block is full."""
-    y = list(target_ids) + [eos_id]
-    shift = (block_size - offset) % block_size
-    y += [eos_id] * (-(len(y) + shift) % block_size)
-    return torch.tensor(y)
+from saccade.masks import block_ids, complementary_masks, padded_target, three_stream_layout
 
 
 def three_stream(prefix_len, target_ids, block_size, mask_id, eos_id, generator, offset=None):
@@ -39,26 +31,7 @@ def three_stream(prefix_len, target_ids, block_size, mask_id, eos_id, generator,
     mask_a, mask_b = complementary_masks(blocks, generator)
     stream_ids = torch.cat([y, torch.where(mask_a, mask_id, y), torch.where(mask_b, mask_id, y)])
 
-    T = P + 3 * L
-    attn = torch.zeros(T, T, dtype=torch.bool)
-    attn[:P, :P] = torch.ones(P, P, dtype=torch.bool).tril()
-    clean = slice(P, P + L)
-    attn[clean, :P] = True
-    attn[clean, clean] = torch.ones(L, L, dtype=torch.bool).tril()
-    earlier = blocks[None, :] < blocks[:, None]  # [query i, key j]: block(j) < block(i)
-    same = blocks[None, :] == blocks[:, None]
-    for s in (1, 2):
-        rows = slice(P + s * L, P + (s + 1) * L)
-        attn[rows, :P] = True
-        attn[rows, clean] = earlier
-        attn[rows, rows] = same
-
-    ar_labels = torch.full((T,), IGNORE)
-    ar_labels[P - 1] = y[0]
-    ar_labels[P:P + n_real - 1] = y[1:n_real]
-    diff_labels = torch.full((T,), IGNORE)
-    diff_labels[P + L:P + 2 * L] = torch.where(mask_a, y, IGNORE)
-    diff_labels[P + 2 * L:] = torch.where(mask_b, y, IGNORE)
+    attn, ar_labels, diff_labels = three_stream_layout(P, y, n_real, blocks, mask_a, mask_b)
     return {"stream_ids": stream_ids, "attn": attn, "ar_labels": ar_labels, "diff_labels": diff_labels,
             "stream_len": L}
 

@@ -25,12 +25,11 @@ def block_ids(length, block_size, offset):
     return (torch.arange(length) + (block_size - offset) % block_size) // block_size
 
 
-def padded_target(target_ids, block_size, offset):
+def padded_target(target_ids, block_size, offset, eos_id=EOS):
     """target + EOS, then EOS until the last block is full."""
-    y = list(target_ids) + [EOS]
+    y = list(target_ids) + [eos_id]
     shift = (block_size - offset) % block_size
-    while (len(y) + shift) % block_size:
-        y.append(EOS)
+    y += [eos_id] * (-(len(y) + shift) % block_size)
     return torch.tensor(y)
 
 
@@ -46,23 +45,13 @@ def complementary_masks(blocks, generator):
     return mask_a, ~mask_a
 
 
-def build_sample(rows, cols, prompt_id, target_ids, block_size, generator, offset=None, reading=None):
-    """One training sequence. Returns dict of input_ids [T], pos3 [T, 3], attn [T, T], ar_labels [T],
-    diff_labels [T]. reading: a line model's image positions (sequence.prefix)."""
-    if offset is None:
-        offset = int(torch.randint(block_size, (), generator=generator))
-    pre_ids, pre_pos, p = prefix(rows, cols, prompt_id, reading)
-    P = len(pre_ids)
-    y = padded_target(target_ids, block_size, offset)
+def three_stream_layout(P, y, n_real, blocks, mask_a, mask_b):
+    """Attention [T, T] and labels [T] of `prefix (P rows) | clean stream | stream A | stream B` over the
+    padded target y [L] (T = P + 3L) whose first n_real tokens run through the first EOS: the prefix and the
+    clean stream causal; each corrupted stream sees the prefix, the clean stream's earlier blocks and its own
+    block whole. The clean stream carries the AR labels (from the prefix's last row), each corrupted stream
+    the diffusion labels of its masked slots."""
     L = len(y)
-    n_real = len(target_ids) + 1  # through the first EOS
-    blocks = block_ids(L, block_size, offset)
-    mask_a, mask_b = complementary_masks(blocks, generator)
-
-    ids = torch.cat([pre_ids, y, torch.where(mask_a, MASK, y), torch.where(mask_b, MASK, y)])
-    tpos = text_positions(p + 1, L)
-    pos3 = torch.cat([pre_pos, tpos, tpos, tpos])
-
     T = P + 3 * L
     attn = torch.zeros(T, T, dtype=torch.bool)
     attn[:P, :P] = torch.ones(P, P, dtype=torch.bool).tril()
@@ -83,6 +72,27 @@ def build_sample(rows, cols, prompt_id, target_ids, block_size, generator, offse
     diff_labels = torch.full((T,), IGNORE)
     diff_labels[P + L:P + 2 * L] = torch.where(mask_a, y, IGNORE)
     diff_labels[P + 2 * L:] = torch.where(mask_b, y, IGNORE)
+    return attn, ar_labels, diff_labels
+
+
+def build_sample(rows, cols, prompt_id, target_ids, block_size, generator, offset=None, reading=None):
+    """One training sequence. Returns dict of input_ids [T], pos3 [T, 3], attn [T, T], ar_labels [T],
+    diff_labels [T]. reading: a line model's image positions (sequence.prefix)."""
+    if offset is None:
+        offset = int(torch.randint(block_size, (), generator=generator))
+    pre_ids, pre_pos, p = prefix(rows, cols, prompt_id, reading)
+    P = len(pre_ids)
+    y = padded_target(target_ids, block_size, offset)
+    L = len(y)
+    n_real = len(target_ids) + 1  # through the first EOS
+    blocks = block_ids(L, block_size, offset)
+    mask_a, mask_b = complementary_masks(blocks, generator)
+
+    ids = torch.cat([pre_ids, y, torch.where(mask_a, MASK, y), torch.where(mask_b, MASK, y)])
+    tpos = text_positions(p + 1, L)
+    pos3 = torch.cat([pre_pos, tpos, tpos, tpos])
+
+    attn, ar_labels, diff_labels = three_stream_layout(P, y, n_real, blocks, mask_a, mask_b)
     return {"input_ids": ids, "pos3": pos3, "attn": attn, "ar_labels": ar_labels, "diff_labels": diff_labels,
             "prefix_len": P, "stream_len": L}
 

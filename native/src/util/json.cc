@@ -1,4 +1,5 @@
 #include "util/json.h"
+#include "util/utf8.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -127,24 +128,6 @@ class JsonParser {
     return v;
   }
 
-  static void put_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += char(0xE0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    } else {
-      out += char(0xF0 | (cp >> 18));
-      out += char(0x80 | ((cp >> 12) & 0x3F));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    }
-  }
-
   std::string string() {
     ++p_;  // opening quote
     std::string out;
@@ -175,7 +158,7 @@ class JsonParser {
           } else if (cp >= 0xDC00 && cp < 0xE000) {
             fail("lone low surrogate");
           }
-          put_utf8(out, cp);
+          append_utf8(char32_t(cp), out);
           break;
         }
         default: fail("bad escape");
