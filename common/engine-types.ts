@@ -42,6 +42,11 @@ export interface DecodeOptions {
   batchSize: number;
   /** Stop a region whose output loops ("the the the ..."), taking back all but the loop's first copy. */
   repeatGuard: boolean;
+  /**
+   * Greedy decoding of a line model weighs its encoder's CTC reading in every token choice, as its checkpoint's
+   * reading_prior says (docs/decisions/0022); false reads with the decoder alone.
+   */
+  readingPrior: boolean;
   fixation: FixationOptions;
 }
 
@@ -56,6 +61,7 @@ export const DEFAULT_DECODE_OPTIONS: DecodeOptions = {
   maxNewTokens: 1024,
   batchSize: 8,
   repeatGuard: true,
+  readingPrior: true,
   fixation: { enabled: true, warmupSteps: 4, focalLayers: 2, keepRatio: 1 },
 };
 

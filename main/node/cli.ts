@@ -29,6 +29,7 @@ interface CliArgs {
 
 const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]
                      [--keep-ratio R image tokens kept after the focal layers, in (0, 1]; 1 = all]
+                     [--no-reading-prior: a line model reads with its decoder alone, not weighing its encoder's CTC reading]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
@@ -61,6 +62,7 @@ export function parseArgs(argv: string[]): CliArgs {
       args.options.mode = m as DecodeMode;
       args.modeGiven = true;
     } else if (a === '--no-fixation') args.options.fixation.enabled = false;
+    else if (a === '--no-reading-prior') args.options.readingPrior = false;
     else if (a === '--keep-ratio') args.options.fixation.keepRatio = fraction(a, value());
     else if (a === '--tables') {
       const t = value();

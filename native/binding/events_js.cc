@@ -190,6 +190,11 @@ DecodeOptions options_from_js(const Napi::Value& v) {
     if (!guard.IsBoolean()) type_error(env, "decode option repeatGuard must be a boolean");
     o.repeat_guard = guard.As<Napi::Boolean>();
   }
+  Napi::Value prior = obj.Get("readingPrior");
+  if (!prior.IsUndefined()) {
+    if (!prior.IsBoolean()) type_error(env, "decode option readingPrior must be a boolean");
+    o.reading_prior = prior.As<Napi::Boolean>();
+  }
   Napi::Value fx = obj.Get("fixation");
   if (!fx.IsUndefined()) {
     if (!fx.IsObject()) type_error(env, "decode option fixation must be an object");

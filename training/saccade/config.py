@@ -53,6 +53,12 @@ _REQUIRED_LINE = {
 
 def validate(config):
     required = _REQUIRED_LINE if config.get("format_version") == 4 else _REQUIRED
+    if "reading_prior" in config:
+        if config.get("format_version") != 4:
+            raise ValueError("config.json: reading_prior: only a line model has a CTC reading to weigh")
+        weight = config["reading_prior"].get("weight")
+        if not isinstance(weight, (int, float)) or not 0 <= weight <= 0.99:
+            raise ValueError("config.json: reading_prior.weight must be a number in [0, 0.99]")
     for key in _REQUIRED_TOP:
         if key not in config:
             raise KeyError(f"config.json: missing required key '{key}'")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .model import attention_bias
+from .reading_prior import for_region, pick, verify
 from .sequence import prefix, text_positions
 from .vocab import EOS, MASK
 
@@ -59,11 +60,13 @@ def draft_mask(n_committed, n_slots):
 
 
 class Region:
-    """A region's prefill state: the cache after `[BOS] [IMG] x N [PROMPT]` and the next text position."""
+    """A region's prefill state: the cache after `[BOS] [IMG] x N [PROMPT]`, the next text position, and the
+    reading prior of a model that has one (reading_prior; its state follows the committed tokens)."""
 
     def __init__(self, model, pixels, prompt_id):
         self.model = model
-        self.image_embeds, (rows, cols), reading = model.image_tokens(pixels)
+        self.image_embeds, (rows, cols), reading, ctc = model.image_tokens(pixels)
+        self.prior = for_region(model, ctc)
         ids, pos, p = prefix(rows, cols, prompt_id, reading)
         self.cache = KVCache()
         x = model.embed(ids[None], [self.image_embeds])
@@ -91,14 +94,14 @@ class Region:
 
 @torch.no_grad()
 def greedy_ar(region, max_new=256):
-    tok = int(region.prefill_logits.argmax())
+    tok = pick(region.prior, region.prefill_logits)
     out = Decoded([tok])
     pos = region.next_pos
     while tok != EOS and len(out.ids) < max_new:
         logits, _ = region.forward([tok], pos, causal(1), commit=1)
         out.forwards += 1
         pos += 1
-        tok = int(logits[-1].argmax())
+        tok = pick(region.prior, logits[-1])
         out.ids.append(tok)
     return out
 
@@ -119,10 +122,10 @@ def self_spec(region, block_size=32, max_new=256):
         k = len(guesses)
         if c is None:
             block, _ = region.forward([MASK] * B, c_pos + 1, draft_mask(0, B), commit=0)
-            verified = [int(region.prefill_logits.argmax())]
+            verified = [pick(region.prior, region.prefill_logits)]
         else:
             logits, new = region.forward([c] + guesses + [MASK] * B, c_pos, draft_mask(1 + k, B), commit=0)
-            verified = logits[:k + 1].argmax(-1).tolist()  # verified[i]: the AR token after c, g_1..g_i
+            verified = verify(region.prior, logits[:k + 1], guesses)  # [i]: the AR token after c, g_1..g_i
             block = logits[k + 1:]
         accepted = 0
         while accepted < k and guesses[accepted] == verified[accepted]:
@@ -186,7 +189,7 @@ def mtp_spec(region, drafts=3, max_new=256):
     and drafts the next k. `forwards` counts trunk forwards (the head is one layer)."""
     model = region.model
     head = MtpDrafter(region)
-    out = Decoded([int(region.prefill_logits.argmax())])
+    out = Decoded([pick(region.prior, region.prefill_logits)])
     # The prefix's head entries: every slot's next embedding is the following slot's, the prompt's is the
     # first token's.
     first_emb = model.embed(torch.tensor([[out.ids[0]]]))[0]
@@ -199,7 +202,7 @@ def mtp_spec(region, drafts=3, max_new=256):
         k = len(guesses)
         hidden = []
         logits, new = region.forward([out.ids[-1]] + guesses, c_pos, causal(1 + k), commit=0, hidden=hidden)
-        verified = logits.argmax(-1).tolist()
+        verified = verify(region.prior, logits, guesses)
         accepted = 0
         while accepted < k and guesses[accepted] == verified[accepted]:
             accepted += 1

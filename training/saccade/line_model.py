@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import reading_prior
 from .config import DEFAULT_CONFIG
 from .line_encoder import COLUMN, HEIGHT, LineEncoder, line_pixels
 from .line_reader import ONNX_PATH, class_map, fold, read_charset
@@ -34,6 +35,9 @@ def line_config(encoder_config, features, positions="reading", **text_overrides)
                                "positions": positions}
     config["image"] = {"height": HEIGHT, "column": COLUMN, "max_width": 1600, "mean": 0.5, "std": 0.5}
     config["text_config"].update(text_overrides)
+    V = config["text_config"]["vocab_size"]
+    stand_ins = reading_prior.read_as(Tokenizer().tokens, class_map(read_charset(), Tokenizer(), V).tolist(), V)
+    config["reading_prior"] = {"weight": reading_prior.WEIGHT, "read_as": stand_ins}
     return config
 
 
@@ -99,7 +103,7 @@ class LineOCR(SaccadeOCR):
 
     def image_tokens(self, pixels):
         feats, ctc = self.encoder_features(pixels)
-        return self.project(feats, ctc), (1, feats.shape[0]), self.reading(ctc)
+        return self.project(feats, ctc), (1, feats.shape[0]), self.reading(ctc), ctc
 
     def reading(self, ctc):
         """The image tokens' positions (sequence.prefix) when vision_config.positions is "reading", else None."""

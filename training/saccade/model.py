@@ -319,12 +319,13 @@ class SaccadeOCR(nn.Module):
         return pixels.shape[0] // unit, pixels.shape[1] // unit
 
     def image_tokens(self, pixels):
-        """One preprocessed image -> its image embeddings [rows*cols, D], the merged grid (rows, cols) and the
-        image tokens' reading positions (None: grid positions; sequence.prefix)."""
+        """One preprocessed image -> its image embeddings [rows*cols, D], the merged grid (rows, cols), the
+        image tokens' reading positions (None: grid positions; sequence.prefix) and the encoder's folded CTC
+        distribution (None: the encoder has no CTC head; reading_prior)."""
         vc = self.config["vision_config"]
         patches, grid = patchify(pixels.to(self.lm_head.weight.dtype), vc["patch_size"])
         m = vc["merge_size"]
-        return self.encode_images([patches], [grid])[0], (grid[0] // m, grid[1] // m), None
+        return self.encode_images([patches], [grid])[0], (grid[0] // m, grid[1] // m), None, None
 
     def _rope(self, pos3):
         tc = self.config["text_config"]

@@ -1,10 +1,9 @@
 #include "decode/strategies.h"
+#include "decode/verify.h"
 
 namespace saccade {
 
 void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
-  const int V = ctx.model.cfg.text.vocab_size;
-  const DecodeOptions& o = ctx.opts;
   for (int round = 0; !ctx.cancel.load(); ++round) {
     std::vector<Sequence*> active;
     std::vector<std::vector<Row>> rows;
@@ -20,16 +19,8 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
       Sequence& seq = *active[i];
       const float* row = logits[i].data();
       seq.cache().len += 1;
-      int id;
       float prob;
-      if (o.temperature > 0) {
-        const std::vector<float> p = distribution(row, V, o.temperature, o.top_p);
-        id = sample(p, ctx.rng);
-        prob = p[size_t(id)];
-      } else {  // greedy: no distribution to build, as in self-spec's steps
-        id = argmax(row, V);
-        prob = softmax_prob(row, V, id);
-      }
+      const int id = verifier_pick(ctx, seq, row, &prob);
       seq.end_step(0);
       seq.commit({{id, TokenSource::AR, -1.0f, prob, 0}}, round, ctx.sink);
       ++seq.stats().rounds;

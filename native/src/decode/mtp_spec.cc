@@ -161,7 +161,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer
       for (int j = 0; j < k; ++j) {
         bool ok;
         float pr;
-        const int id = check_guess(ctx, logits[i].data() + size_t(j) * V, h.ids[size_t(j)],
+        const int id = check_guess(ctx, seq, logits[i].data() + size_t(j) * V, h.ids[size_t(j)],
                                    sampling ? &h.q[size_t(j)] : nullptr, &ok, &pr);
         e.verify.push_back(id);
         out.push_back({id, ok ? TokenSource::Accepted : TokenSource::Corrected, h.conf[size_t(j)], pr, j});
@@ -170,7 +170,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer
       }
       if (matched == k) {  // every draft held: the trunk's own next token, which nothing drafted
         float pr;
-        const int id = pick(ctx, logits[i].data() + size_t(k) * V, nullptr, &pr);
+        const int id = verifier_pick(ctx, seq, logits[i].data() + size_t(k) * V, &pr);
         e.verify.push_back(id);
         out.push_back({id, TokenSource::AR, -1.0f, pr, k});
       }

@@ -25,6 +25,7 @@ struct DecodeOptions {
   int max_new_tokens = 1024;
   int batch_size = 1;  // regions decoded together, one shared forward per step (AR and spec)
   bool repeat_guard = true;  // stop a region that loops, keeping the loop's first copy (repeat_guard.h)
+  bool reading_prior = true;  // greedy: weigh a line model's CTC reading as its config says (reading_prior.h)
   FixationOptions fixation;
 };
 

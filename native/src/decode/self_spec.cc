@@ -88,7 +88,7 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   for (int i = 0; i < r.k; ++i) {
     bool ok;
     float pr;
-    const int id = check_guess(ctx, logits.data() + size_t(i) * V, g.ids[size_t(i)],
+    const int id = check_guess(ctx, seq, logits.data() + size_t(i) * V, g.ids[size_t(i)],
                                sampling ? &g.q[size_t(i)] : nullptr, &ok, &pr);
     r.verify.push_back(id);
     out.push_back({id, ok ? TokenSource::Accepted : TokenSource::Corrected, g.conf[size_t(i)], pr, i});
@@ -97,7 +97,7 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   }
   if (matched == r.k) {  // every guess held: the verifier's own next token, set against the draft's d_1
     float pr;
-    const int id = pick(ctx, logits.data() + size_t(r.k) * V, nullptr, &pr);
+    const int id = verifier_pick(ctx, seq, logits.data() + size_t(r.k) * V, &pr);
     r.verify.push_back(id);
     if (r.B == 0) {
       out.push_back({id, TokenSource::AR, -1.0f, pr, r.k});

@@ -34,8 +34,9 @@ static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
   PreparedImage im = prepare_image(c, in.pixels.data(), in.width, in.height);
   p.rows = im.rows;
   p.cols = im.cols;
-  std::vector<int> reading;
+  LineReading reading;
   p.image_embeds = encode_image(m, im, &reading);
+  p.ctc = std::move(reading.ctc);
   const int n = p.rows * p.cols;
   p.next_pos = 1 + std::max(p.rows, p.cols);
   p.img_begin = 1;
@@ -43,8 +44,8 @@ static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
   p.tokens[0] = c.bos_token_id;
   p.pos.push_back({0, 0, 0});
   for (int i = 0; i < n; ++i) {
-    if (!reading.empty()) {
-      const int at = p.next_pos + reading[size_t(i)];
+    if (!reading.index.empty()) {
+      const int at = p.next_pos + reading.index[size_t(i)];
       p.pos.push_back({at, at, at});
     } else {
       p.pos.push_back({1, 1 + i / p.cols, 1 + i % p.cols});
@@ -81,6 +82,9 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - lookahead - 2));
   cache_ = make_kv_cache(m, text_slot_ + max_new_ + lookahead + 2);
   if (o.repeat_guard) guard_ = std::make_unique<RepeatGuard>(m.tokenizer);
+  if (o.reading_prior && o.temperature <= 0 && o.mode != DecodeMode::Diffusion && c.reading_prior_weight > 0 &&
+      !p.ctc.empty())
+    prior_ = ReadingPrior::for_line(m, p.ctc, cols_);
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,
                                                 image_share);

@@ -10,6 +10,7 @@
 #include "decode/events.h"
 #include "decode/fixation.h"
 #include "decode/options.h"
+#include "decode/reading_prior.h"
 #include "decode/repeat_guard.h"
 #include "decode/sampling.h"
 #include "model/decoder.h"
@@ -59,6 +60,8 @@ class Sequence {
   const std::vector<int>& output() const { return output_; }
   RegionStats& stats() { return stats_; }
   FixationController* fixation() { return fix_.get(); }
+  // The line encoder's reading that the verifier's greedy choices weigh (nullptr: the decoder alone).
+  ReadingPrior* reading_prior() { return prior_.get(); }
   // MTP mode: the trunk's last hidden states of the prefill rows (host [rows, hidden]), their tokens and the
   // image embeddings, which the MTP head's own cache starts from.
   const std::vector<float>& prefill_hidden() const { return prefill_hidden_; }
@@ -99,6 +102,7 @@ class Sequence {
   RegionStats stats_;
   std::unique_ptr<FixationController> fix_;
   std::unique_ptr<RepeatGuard> guard_;
+  std::unique_ptr<ReadingPrior> prior_;
 };
 
 // Shared by the strategies.

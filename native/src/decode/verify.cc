@@ -21,15 +21,22 @@ int pick(DecodeContext& ctx, const float* logits, std::vector<float>* dist_out, 
   return id;
 }
 
-int check_guess(DecodeContext& ctx, const float* row, int guess, const std::vector<float>* q, bool* ok,
-                float* prob) {
-  const int V = ctx.model.cfg.text.vocab_size;
+int verifier_pick(DecodeContext& ctx, Sequence& seq, const float* logits, float* prob) {
+  ReadingPrior* prior = seq.reading_prior();
+  if (!prior) return pick(ctx, logits, nullptr, prob);
+  const int id = prior->take(logits);
+  *prob = softmax_prob(logits, ctx.model.cfg.text.vocab_size, id);
+  return id;
+}
+
+int check_guess(DecodeContext& ctx, Sequence& seq, const float* row, int guess, const std::vector<float>* q,
+                bool* ok, float* prob) {
   if (ctx.opts.temperature <= 0) {
-    const int a = argmax(row, V);
+    const int a = verifier_pick(ctx, seq, row, prob);
     *ok = a == guess;
-    *prob = softmax_prob(row, V, a);
     return a;
   }
+  const int V = ctx.model.cfg.text.vocab_size;
   const std::vector<float> p = distribution(row, V, ctx.opts.temperature, ctx.opts.top_p);
   *ok = ctx.rng.uniform() < std::min(1.0, double(p[size_t(guess)]) / double((*q)[size_t(guess)]));
   int id = guess;

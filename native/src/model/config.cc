@@ -15,11 +15,15 @@ int get_int(const Json& obj, const std::string& key, const std::string& path, in
   return int(v);
 }
 
-float get_float(const Json& obj, const std::string& key, const std::string& path, double lo, double hi) {
+double get_double(const Json& obj, const std::string& key, const std::string& path, double lo, double hi) {
   const std::string name = path.empty() ? key : path + "." + key;
   double v = obj.at(key, path).number(name);
   if (!(v >= lo && v <= hi)) throw EngineError(name + " is out of range");
-  return float(v);
+  return v;
+}
+
+float get_float(const Json& obj, const std::string& key, const std::string& path, double lo, double hi) {
+  return float(get_double(obj, key, path, lo, hi));
 }
 
 void parse_vit_vision(const Json& v, int version, VisionConfig* out) {
@@ -180,6 +184,13 @@ ModelConfig parse_config(const std::string& text) {
   c.prompt_table = get_int(pr, "table", "prompt_token_ids", 0, V - 1);
   c.prompt_formula = get_int(pr, "formula", "prompt_token_ids", 0, V - 1);
   c.diffusion_block_size = get_int(root, "diffusion_block_size", "", 1, 1024);
+  if (const Json* prior = root.find("reading_prior")) {
+    if (!c.vision.line) throw EngineError("reading_prior: only a line model has a CTC reading to weigh");
+    c.reading_prior_weight = get_double(*prior, "weight", "reading_prior", 0, 0.99);
+    if (const Json* read_as = prior->find("read_as"))
+      for (const auto& [from, to] : read_as->members("reading_prior.read_as"))
+        c.reading_prior_read_as.emplace_back(from, to.str("reading_prior.read_as." + from));
+  }
   return c;
 }
 

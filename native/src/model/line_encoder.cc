@@ -126,7 +126,7 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   return f;
 }
 
-Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* reading) {
+Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading) {
   Backend& be = *m.backend;
   const LineVision& lv = *m.line;
   const LineEncoderConfig& e = m.cfg.vision.encoder;
@@ -155,13 +155,13 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* re
   }
   if (reading && e.reading_positions) {
     const int blank = m.cfg.text.vocab_size;
-    reading->assign(size_t(T), 0);
+    reading->index.assign(size_t(T), 0);
     int started = 0, last = -1;
     for (int t = 0; t < T; ++t) {
       const float* row = folded.data() + size_t(t) * classes;
       const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
       if (best != blank && best != last) ++started;
-      (*reading)[size_t(t)] = started - (best != blank ? 1 : 0);
+      reading->index[size_t(t)] = started - (best != blank ? 1 : 0);
       last = best;
     }
   }
@@ -170,6 +170,7 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* re
   be.linear(ctc.data(), T, lv.ctc_table, nullptr, part.data());
   be.add(out.data(), part.data(), out.size());
   be.rms_norm(out.data(), T, D, lv.proj_norm.data(), m.cfg.text.rms_norm_eps, out.data());
+  if (reading) reading->ctc = std::move(folded);
   return out;
 }
 

@@ -61,9 +61,15 @@ struct LineFeatures {
 
 LineFeatures line_encoder(Model& m, const PreparedImage& im);
 
-// Image tokens [T, text hidden] of one line; with vision_config.positions "reading", each token's reading index
-// (greedy CTC over the folded distribution: a character's columns get its index, a blank column the next one's)
-// goes to `reading` when it is given.
-Buffer line_image_tokens(Model& m, const PreparedImage& im, std::vector<int>* reading);
+// What the encoder read on a line, besides its image tokens.
+struct LineReading {
+  // Per token, with vision_config.positions "reading", its reading index (greedy CTC over the folded
+  // distribution: a character's columns get its index, a blank column the next one's); else empty.
+  std::vector<int> index;
+  std::vector<float> ctc;  // host [T, vocab + 2]: the CTC distribution folded onto our classes
+};
+
+// Image tokens [T, text hidden] of one line; what the encoder read goes to `reading` when it is given.
+Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading);
 
 }  // namespace saccade

@@ -16,6 +16,7 @@ struct RegionPrompt {
   int img_begin = 0;        // the image's first slot; it fills rows * cols slots
   int pending = 0;          // the prompt's last token: the first step feeds it at slot n
   int next_pos = 0;         // the position of slot n; every later slot one more, on all three axes
+  std::vector<float> ctc;   // a line model's folded CTC distribution [cols, vocab + 2], for the reading prior
 };
 
 }  // namespace saccade

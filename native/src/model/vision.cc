@@ -59,7 +59,7 @@ Buffer vision_encoder(Model& m, const PreparedImage& im) {
   return x;
 }
 
-Buffer encode_image(Model& m, const PreparedImage& im, std::vector<int>* reading) {
+Buffer encode_image(Model& m, const PreparedImage& im, LineReading* reading) {
   if (m.line) return line_image_tokens(m, im, reading);
   Backend& be = *m.backend;
   const int ms = m.cfg.vision.merge_size, Dv = m.cfg.vision.hidden_size, D = m.cfg.text.hidden_size;

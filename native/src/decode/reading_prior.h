@@ -1,0 +1,40 @@
+#pragma once
+// The line encoder's CTC reading as a prior on the verifier's greedy choices (docs/decisions/0022). Each token
+// is picked by (1 - w) log p_decoder(c | prefix) + w log psi(prefix + c) / psi(prefix), psi being the CTC
+// probability that the line's reading starts with that text (joint CTC/attention decoding). The reference,
+// the same computation in the same order, is training/saccade/reading_prior.py; its module note says why.
+#include <memory>
+#include <vector>
+
+namespace saccade {
+
+struct Model;
+
+class ReadingPrior {
+ public:
+  // y: [T, V], each token's CTC probability per column; blank: [T]. The prefix starts empty.
+  ReadingPrior(std::vector<double> y, std::vector<double> blank, int eos, double weight);
+  // A line model's prior over one region, from its CTC distribution folded onto the model's classes, host
+  // [T, vocab + 2] (blank at vocab): a character some CTC class folds onto reads its own column, one none
+  // does its stand-in's (config reading_prior.read_as) or else that of "a character we lack" (vocab + 1),
+  // every other token (specials, tags, commands) as never shown.
+  static std::unique_ptr<ReadingPrior> for_line(const Model& m, const std::vector<float>& ctc, int T);
+
+  // The joint choice for one row of decoder logits [V]; the prior then reads on from it, so the caller must
+  // commit what it returns.
+  int take(const float* logits);
+  // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
+  const std::vector<double>& scores();
+
+ private:
+  void commit(int c);
+
+  int T_, V_, eos_, last_ = -1;
+  double weight_;
+  std::vector<double> y_;          // [T, V]
+  std::vector<double> blank_;      // [T]
+  std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
+  std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability
+};
+
+}  // namespace saccade
