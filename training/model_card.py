@@ -178,19 +178,24 @@ def write_line_card(model, model_dir, run_dir, args):
     trained = count_parameters(model) - encoder
     syn, spec, real, tess = ev.get("synthetic") or {}, ev.get("self_spec") or {}, ev.get("real_dev") or {}, ev.get("tesseract") or {}
     ctc = ev.get("ctc_readout") or {}
-    rows = [("generated single lines, CER", fmt(syn.get("text_cer"), True), "", "", "<= 2%"),
-            ("self-spec identical to greedy AR", fmt(spec.get("identical_to_ar"), True), "", "", "100%"),
-            ("self-spec tokens per forward (B=32)", fmt(spec.get("tokens_per_forward")), "", "", ">= 8")]
+    # The same checkpoint evaluated before it read with its reading prior (docs/decisions/0022), if kept.
+    alone_path = os.path.join(run_dir, "eval-decoder-alone.json")
+    alone = json.load(open(alone_path)) if os.path.exists(alone_path) else {}
+    alone_syn, alone_spec, alone_real = alone.get("synthetic") or {}, alone.get("self_spec") or {}, alone.get("real_dev") or {}
+    rows = [("generated single lines, CER", fmt(syn.get("text_cer"), True), fmt(alone_syn.get("text_cer"), True), "", "", "<= 2%"),
+            ("self-spec identical to greedy AR", fmt(spec.get("identical_to_ar"), True), "", "", "", "100%"),
+            ("self-spec tokens per forward (B=32)", fmt(spec.get("tokens_per_forward")),
+             fmt(alone_spec.get("tokens_per_forward")), "", "", ">= 8")]
     if ev.get("mtp"):
         rows.append((f"MTP identical to AR / tokens per forward ({ev['mtp']['drafts']} drafts)",
-                     f"{fmt(ev['mtp']['identical_to_ar'], True)} / {fmt(ev['mtp']['tokens_per_forward'])}", "", "", ""))
+                     f"{fmt(ev['mtp']['identical_to_ar'], True)} / {fmt(ev['mtp']['tokens_per_forward'])}", "", "", "", ""))
     for key, label, pct in (("scribe_line_cer", "real scribe lines, CER", True),
                             ("sroie_line_cer", "real SROIE lines, CER (case-insensitive)", True),
                             ("pubtabnet_teds", "real PubTabNet tables, TEDS", False),
                             ("im2latex_exact", "real im2latex formulas, exact", True)):
         if key in real:
-            rows.append((label, fmt(real.get(key), pct), fmt(ctc.get(key), pct) if key in ctc else "",
-                         fmt(tess.get(key), pct), ""))
+            rows.append((label, fmt(real.get(key), pct), fmt(alone_real.get(key), pct) if key in alone_real else "",
+                         fmt(ctc.get(key), pct) if key in ctc else "", fmt(tess.get(key), pct), ""))
     table = "\n".join(f"| {' | '.join(r)} |" for r in rows)
     card = f"""# saccade-ocr-tiny (line model)
 
@@ -218,26 +223,28 @@ docs/model-format.md. It reads one printed line (or table cell) at a time; the p
   diffusion loss, blocks of 32 (`training/saccade/masks.py`).
 {line_runs(args.earlier_runs.split(",") if args.earlier_runs else [], run_dir, args.compute)}
 {mtp_line_training(args.mtp_run)}
+## Decoding
+{reading_prior_note(cfg)}
 ## Evaluation
 
 `training/evaluate.py` (PyTorch reference decoders, greedy): {syn.get('samples', 0)} generated single lines from the
 evaluation seeds; real line crops from the development split (ground-truth boxes plus 0.2 line heights),
-beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same crops.
+beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same crops. "Decoder alone" is the
+same checkpoint read without its reading prior.
 
-| metric | this model | encoder CTC readout | tesseract | target |
-|---|---|---|---|---|
+| metric | this model | decoder alone | encoder CTC readout | tesseract | target |
+|---|---|---|---|---|---|
 {table}
 
 ## Limitations
 
 - Lines only: formulas and multi-line regions are outside what it reads; no handwriting; Chinese characters
   fold onto one "character we lack" class and are not written.
-- The decoder trained for {minutes:.0f} minutes on two CPU cores, on generated lines only. Where the encoder's
-  reading misses or invents a character, the positions of the columns after it are off by one; training on
-  corrupted readings (docs/decisions/0020) taught it to recover from most of these, but a letter can still be
-  written twice ("Fostervillle"). On real scans it also changes letters the encoder's CTC head read right
-  (D to O, S to 5), trusting features of a kind it never saw in training, which is why it reads real scribe
-  lines worse than that head alone. Compare the two columns above before relying on it.
+- The decoder trained for {minutes:.0f} minutes on two CPU cores, on generated lines only. Alone, it loses its
+  place where the encoder's reading misses or invents a character (a letter written twice, "Fostervillle") and
+  changes letters the encoder's CTC head read right (D to O, S to 5), which is why it reads real scribe lines
+  worse than that head alone; the reading prior vetoes most of both. What the prior cannot fix is a glyph
+  both read wrong, and with sampling or pure diffusion the decoder reads alone.
 """
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
@@ -245,6 +252,18 @@ beside the encoder's own CTC readout and Tesseract 5 (`--psm 7`) on the same cro
         f.write(NOTICE)
     with open("/usr/share/common-licenses/Apache-2.0") as src, open(os.path.join(model_dir, "LICENSE-PaddleOCR"), "w") as f:
         f.write(src.read())
+
+
+def reading_prior_note(cfg):
+    prior = cfg.get("reading_prior")
+    if not prior:
+        return "\nGreedy decoding reads with the decoder alone.\n"
+    return f"""
+Greedy decoding weighs the encoder's CTC reading in every token the verifier picks (`reading_prior`,
+docs/decisions/0022): the joint score (1 - {prior['weight']}) log p_decoder + {prior['weight']} log of the CTC
+prefix-score ratio, joint CTC/attention decoding as in speech recognition. AR, self-spec and MTP pick the same
+way, so speculation stays identical to AR; `--no-reading-prior` reads with the decoder alone.
+"""
 
 
 def mtp_line_training(run_dir):

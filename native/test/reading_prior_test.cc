@@ -61,7 +61,8 @@ TEST(reading_prior_scores_every_next_token_as_the_sum_over_ctc_paths) {
   const Line line;
   for (const std::vector<int>& prefix : std::vector<std::vector<int>>{{}, {1}, {1, 2}, {1, 1}, {2, 1}, {1, 2, 1}}) {
     ReadingPrior prior(line.y, line.blank, kEos, 0.5);
-    for (int c : prefix) CHECK(prior.take(certain(c).data()) == c);
+    float p;
+    for (int c : prefix) CHECK(prior.take(certain(c).data(), &p) == c);
     const std::vector<double>& s = prior.scores();
     const double base = brute(line, prefix, false);
     for (int c = 1; c < kV; ++c) {
@@ -83,9 +84,22 @@ TEST(reading_prior_outweighs_a_decoder_that_loses_its_place) {
   // (0.75 against 0.14): the reading wins.
   std::vector<float> z(kV, 0.0f);
   z[2] = 1.0f;
-  CHECK(prior.take(z.data()) == 1);
-  // With weight 0 the decoder alone decides.
+  float p, p_alone;
+  CHECK(prior.take(z.data(), &p) == 1);
+  // With weight 0 the decoder alone decides, and its probability is the decoder's softmax.
   ReadingPrior alone(line.y, line.blank, kEos, 0.0);
-  CHECK(alone.take(z.data()) == 2);
+  CHECK(alone.take(z.data(), &p_alone) == 2);
+  CHECK_MSG(std::fabs(p_alone - std::exp(1.0) / (3 + std::exp(1.0))) < 1e-6, p_alone);
+  // The joint probability: the geometric mixture of the decoder's softmax and the CTC ratios, normalised.
+  ReadingPrior ref(line.y, line.blank, kEos, 0.5);
+  const std::vector<double> ratio = ref.scores();
+  const double norm = 3 + std::exp(1.0);
+  double mass = 0, of_a = 0;
+  for (int c = 0; c < kV; ++c) {
+    const double joint = std::sqrt(std::exp(double(z[size_t(c)])) / norm * ratio[size_t(c)]);
+    mass += joint;
+    if (c == 1) of_a = joint;
+  }
+  CHECK_MSG(std::fabs(p - of_a / mass) < 1e-6, p << " vs " << of_a / mass);
   CHECK_THROWS_WITH(ReadingPrior(std::vector<double>(7), std::vector<double>(2), kEos, 0.5), "reading prior");
 }

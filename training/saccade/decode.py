@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .model import attention_bias
-from .reading_prior import for_region, pick, verify
+from .reading_prior import draft, for_region, pick, verify
 from .sequence import prefix, text_positions
 from .vocab import EOS, MASK
 
@@ -133,7 +133,7 @@ def self_spec(region, block_size=32, max_new=256):
         committed = _through_eos(guesses[:accepted] + [verified[accepted]])
         if c is not None:  # c and the accepted guesses keep their causal KV; the last commit is the next c
             region.cache.commit(new, 1 + accepted)
-        guesses = block.argmax(-1).tolist()[1:] if accepted == k else []
+        guesses = draft(region.prior, block[1:]) if accepted == k else []
         out.forwards += 1
         out.rounds.append(len(committed))
         out.ids += committed

@@ -24,6 +24,7 @@ after every commit so that psi(prefix) = 1; a score is then just psi(prefix + c)
 Greedy only: the verifier of every strategy (AR, self-spec, MTP) uses the same rule, so speculation stays
 byte-identical to AR. The engine's decode/reading_prior.cc is the same computation in the same order.
 """
+import copy
 import unicodedata
 
 import numpy as np
@@ -156,3 +157,15 @@ def verify(prior, logits, guesses):
             break
     return out
 
+
+def draft(prior, rows):
+    """Draft tokens for rows that predict consecutive slots after the committed text: each the joint choice
+    given the drafts before it (on a scratch copy of the prior, which stays as it is), or the argmax without
+    a prior. Drafting as the verifier will choose makes more drafts hold."""
+    if prior is None:
+        return rows.argmax(-1).tolist()
+    scratch, out = copy.copy(prior), []
+    for row in rows:
+        out.append(scratch.choose(row))
+        scratch.commit(out[-1])
+    return out

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import torch
 
-from saccade.reading_prior import ReadingPrior, read_as
+from saccade.reading_prior import ReadingPrior, draft, read_as, verify
 
 # Tokens: end of text, a, b, c; columns over blank, a, b, c (as in the engine's test).
 COLUMNS = [[0.1, 0.7, 0.1, 0.1], [0.5, 0.3, 0.1, 0.1], [0.2, 0.1, 0.6, 0.1], [0.6, 0.1, 0.2, 0.1],
@@ -60,3 +60,13 @@ def test_stand_ins_are_what_the_encoder_shows():
     tokens = ["<eos>", "o", "ö", "-", "\u2013", "€", "1", "¹"]
     ctc_map = [8, 1, 3, 6]  # the CTC classes fold onto blank (id V), o, - and 1
     assert read_as(tokens, ctc_map, 8) == {"ö": "o", "\u2013": "-", "¹": "1"}
+
+
+def test_drafts_follow_the_verifier_and_leave_the_prior_as_it_was():
+    rows = torch.tensor([[0.0, 0.0, 1.0, 0.0], [0.0, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 0.3]])
+    p = prior()
+    before = (p.rn.copy(), p.rb.copy(), p.last)
+    drafted = draft(p, rows)
+    assert (p.rn == before[0]).all() and (p.rb == before[1]).all() and p.last == before[2]
+    assert drafted == verify(p, rows, drafted)  # the verifier, row by row, takes every draft
+    assert draft(None, rows) == [2, 1, 3]

@@ -34,14 +34,15 @@ int single_token(const Tokenizer& tok, const std::string& text) {
 }  // namespace
 
 ReadingPrior::ReadingPrior(std::vector<double> y, std::vector<double> blank, int eos, double weight)
-    : T_(int(blank.size())), V_(T_ > 0 ? int(y.size() / blank.size()) : 0), eos_(eos), weight_(weight),
-      y_(std::move(y)), blank_(std::move(blank)) {
-  if (T_ < 1 || y_.size() != size_t(T_) * size_t(V_) || eos < 0 || eos >= V_)
+    : T_(int(blank.size())), V_(T_ > 0 ? int(y.size() / blank.size()) : 0), eos_(eos), weight_(weight) {
+  if (T_ < 1 || y.size() != size_t(T_) * size_t(V_) || eos < 0 || eos >= V_)
     throw EngineError("reading prior: expected probabilities [T, V] and [T] with end of text among the V");
   rn_.assign(size_t(T_), 0.0);
   rb_.resize(size_t(T_));
   double run = 1.0;  // the empty prefix: every column so far blank
-  for (int t = 0; t < T_; ++t) rb_[size_t(t)] = run *= blank_[size_t(t)];
+  for (int t = 0; t < T_; ++t) rb_[size_t(t)] = run *= blank[size_t(t)];
+  y_ = std::make_shared<const std::vector<double>>(std::move(y));
+  blank_ = std::make_shared<const std::vector<double>>(std::move(blank));
   psi_.resize(size_t(V_));
   lp_.resize(size_t(V_));
 }
@@ -72,7 +73,7 @@ std::unique_ptr<ReadingPrior> ReadingPrior::for_line(const Model& m, const std::
 }
 
 const std::vector<double>& ReadingPrior::scores() {
-  const double* y = y_.data();
+  const double* y = y_->data();
   for (int c = 0; c < V_; ++c) psi_[size_t(c)] = last_ < 0 ? y[c] : 0.0;
   for (int t = 1; t < T_; ++t) {
     const double phi = rb_[size_t(t - 1)] + rn_[size_t(t - 1)];
@@ -88,7 +89,7 @@ const std::vector<double>& ReadingPrior::scores() {
   return psi_;
 }
 
-int ReadingPrior::take(const float* logits) {
+int ReadingPrior::take(const float* logits, float* prob) {
   scores();
   double top = double(logits[0]);
   for (int c = 1; c < V_; ++c) top = std::max(top, double(logits[c]));
@@ -96,19 +97,22 @@ int ReadingPrior::take(const float* logits) {
   for (int c = 0; c < V_; ++c) sum += std::exp(lp_[size_t(c)] = double(logits[c]) - top);
   const double log_sum = std::log(sum);
   int best = 0;
-  double best_score = 0.0;
   for (int c = 0; c < V_; ++c) {
-    const double s =
+    lp_[size_t(c)] =
         (1.0 - weight_) * (lp_[size_t(c)] - log_sum) + weight_ * std::log(std::max(psi_[size_t(c)], kFloor));
-    if (c == 0 || s > best_score) best = c, best_score = s;
+    if (lp_[size_t(c)] > lp_[size_t(best)]) best = c;
   }
+  double mass = 0.0;
+  for (int c = 0; c < V_; ++c) mass += std::exp(lp_[size_t(c)] - lp_[size_t(best)]);
+  *prob = float(1.0 / mass);
   commit(best);
   return best;
 }
 
 void ReadingPrior::commit(int c) {
   if (c == eos_) return;
-  const double* y = y_.data();
+  const double* y = y_->data();
+  const std::vector<double>& blank = *blank_;
   std::vector<double> rn(size_t(T_), 0.0), rb(size_t(T_), 0.0);
   rn[0] = last_ < 0 ? y[c] : 0.0;
   double psi = rn[0];
@@ -116,7 +120,7 @@ void ReadingPrior::commit(int c) {
     const double phi = c != last_ ? rb_[size_t(t - 1)] + rn_[size_t(t - 1)] : rb_[size_t(t - 1)];
     const double yt = y[size_t(t) * V_ + size_t(c)];
     rn[size_t(t)] = (rn[size_t(t - 1)] + phi) * yt;
-    rb[size_t(t)] = (rb[size_t(t - 1)] + rn[size_t(t - 1)]) * blank_[size_t(t)];
+    rb[size_t(t)] = (rb[size_t(t - 1)] + rn[size_t(t - 1)]) * blank[size_t(t)];
     psi = psi + phi * yt;
   }
   const double scale = psi > 0 ? 1.0 / psi : 1.0;  // keeps psi(prefix) = 1: the scores are then ratios

@@ -10,6 +10,7 @@ namespace saccade {
 
 struct Model;
 
+// Copies are cheap (the per-column table is shared): a copy is a scratch prior to draft along.
 class ReadingPrior {
  public:
   // y: [T, V], each token's CTC probability per column; blank: [T]. The prefix starts empty.
@@ -21,8 +22,9 @@ class ReadingPrior {
   static std::unique_ptr<ReadingPrior> for_line(const Model& m, const std::vector<float>& ctc, int T);
 
   // The joint choice for one row of decoder logits [V]; the prior then reads on from it, so the caller must
-  // commit what it returns.
-  int take(const float* logits);
+  // commit what it returns. *prob: its probability under the joint scores normalised over the vocabulary
+  // (the CTC ratios of all tokens sum to 1, so this is the geometric mixture of the two distributions).
+  int take(const float* logits, float* prob);
   // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
   const std::vector<double>& scores();
 
@@ -31,10 +33,10 @@ class ReadingPrior {
 
   int T_, V_, eos_, last_ = -1;
   double weight_;
-  std::vector<double> y_;          // [T, V]
-  std::vector<double> blank_;      // [T]
+  std::shared_ptr<const std::vector<double>> y_;      // [T, V]
+  std::shared_ptr<const std::vector<double>> blank_;  // [T]
   std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
-  std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability
+  std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)
 };
 
 }  // namespace saccade

@@ -114,6 +114,13 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   seq.cache().len = r.L + n;
   seq.end_step(n > 0 ? out[size_t(n - 1)].row : -1);
   if (seq.done() || matched < r.k) return;
+  if (ReadingPrior* prior = seq.reading_prior()) {
+    // The next round's guesses drafted as the verifier will choose, each given the drafts before it, on a
+    // scratch copy of the prior: more of them hold.
+    ReadingPrior scratch = *prior;
+    for (int j = 1; j < r.B; ++j)
+      r.block.ids[size_t(j)] = scratch.take(logits.data() + size_t(1 + r.k + j) * V, &r.block.conf[size_t(j)]);
+  }
   Guesses& next = *r.next;
   next = r.block;
   if (next.size() > 1 && ctx.opts.refine_steps > 0) {

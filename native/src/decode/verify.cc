@@ -24,9 +24,7 @@ int pick(DecodeContext& ctx, const float* logits, std::vector<float>* dist_out, 
 int verifier_pick(DecodeContext& ctx, Sequence& seq, const float* logits, float* prob) {
   ReadingPrior* prior = seq.reading_prior();
   if (!prior) return pick(ctx, logits, nullptr, prob);
-  const int id = prior->take(logits);
-  *prob = softmax_prob(logits, ctx.model.cfg.text.vocab_size, id);
-  return id;
+  return prior->take(logits, prob);
 }
 
 int check_guess(DecodeContext& ctx, Sequence& seq, const float* row, int guess, const std::vector<float>* q,

@@ -12,7 +12,7 @@ namespace saccade {
 int pick(DecodeContext& ctx, const float* logits, std::vector<float>* dist_out, float* prob);
 
 // The verifier's token for one row of seq's logits, which the caller commits: greedy with a reading prior,
-// its joint choice; otherwise pick(). *prob: the decoder's probability of it.
+// its joint choice and joint probability; otherwise pick().
 int verifier_pick(DecodeContext& ctx, Sequence& seq, const float* logits, float* prob);
 
 // Verifies one guess against the verifier's row for its slot: greedy, a match with verifier_pick's token;
