@@ -197,6 +197,9 @@ def main():
                    help="comma list of synthetic (AR + self-spec), diffusion, real; run parts in parallel "
                         "processes and merge their JSON objects")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--reading-prior", type=float, default=None,
+                   help="decode with this reading-prior weight instead of the checkpoint's (0: the decoder alone; "
+                        "docs/decisions/0022)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     start = time.time()
@@ -205,7 +208,10 @@ def main():
         print(f"[{time.time() - start:6.0f}s] {msg}", file=sys.stderr, flush=True)
 
     model = load(args.model, torch.float32)
-    result = {"model": os.path.relpath(args.model, HERE)}
+    if args.reading_prior is not None:
+        model.config["reading_prior"] = {**model.config.get("reading_prior", {}), "weight": args.reading_prior}
+    result = {"model": os.path.relpath(args.model, HERE),
+              "reading_prior": model.config.get("reading_prior", {}).get("weight", 0.0)}
     parts = set(args.parts.split(","))
     with torch.no_grad():
         diffusion_samples = args.diffusion_samples if "diffusion" in parts else 0

@@ -13,18 +13,20 @@ namespace {
 
 constexpr int kT = 5, kV = 4, kEos = 0;  // tokens: end of text, a, b, c; paths also hold blank (-1)
 
-// Column distributions over blank, a, b, c (fixed, uneven, each summing to 1); y[t][eos] = 0.
+// Column distributions over blank, a, b, c (fixed, uneven, each summing to 1).
 struct Line {
-  std::vector<double> y = std::vector<double>(kT * kV, 0.0), blank = std::vector<double>(kT);
+  std::vector<int> live{1, 2, 3};
+  std::vector<double> y = std::vector<double>(kT * 3), blank = std::vector<double>(kT);
   Line() {
     const double raw[kT][4] = {{0.1, 0.7, 0.1, 0.1}, {0.5, 0.3, 0.1, 0.1}, {0.2, 0.1, 0.6, 0.1},
                                {0.6, 0.1, 0.2, 0.1}, {0.3, 0.4, 0.1, 0.2}};
     for (int t = 0; t < kT; ++t) {
       blank[size_t(t)] = raw[t][0];
-      for (int c = 1; c < kV; ++c) y[size_t(t * kV + c)] = raw[t][c];
+      for (int c = 1; c < kV; ++c) y[size_t(t * 3 + c - 1)] = raw[t][c];
     }
   }
-  double p(int t, int s) const { return s < 0 ? blank[size_t(t)] : y[size_t(t * kV + s)]; }
+  double p(int t, int s) const { return s < 0 ? blank[size_t(t)] : y[size_t(t * 3 + s - 1)]; }
+  ReadingPrior prior(double weight) const { return ReadingPrior(live, y, blank, kV, kEos, weight); }
 };
 
 // Sums P(path) over every path whose collapse (repeats merged, then blanks dropped) starts with `prefix`
@@ -60,7 +62,7 @@ std::vector<float> certain(int id) {
 TEST(reading_prior_scores_every_next_token_as_the_sum_over_ctc_paths) {
   const Line line;
   for (const std::vector<int>& prefix : std::vector<std::vector<int>>{{}, {1}, {1, 2}, {1, 1}, {2, 1}, {1, 2, 1}}) {
-    ReadingPrior prior(line.y, line.blank, kEos, 0.5);
+    ReadingPrior prior = line.prior(0.5);
     float p;
     for (int c : prefix) CHECK(prior.take(certain(c).data(), &p) == c);
     const std::vector<double>& s = prior.scores();
@@ -79,7 +81,7 @@ TEST(reading_prior_scores_every_next_token_as_the_sum_over_ctc_paths) {
 
 TEST(reading_prior_outweighs_a_decoder_that_loses_its_place) {
   const Line line;  // reads "aba" most likely
-  ReadingPrior prior(line.y, line.blank, kEos, 0.5);
+  ReadingPrior prior = line.prior(0.5);
   // The decoder prefers b by 1 nat where the reading starts with a five times likelier than with b
   // (0.75 against 0.14): the reading wins.
   std::vector<float> z(kV, 0.0f);
@@ -87,11 +89,11 @@ TEST(reading_prior_outweighs_a_decoder_that_loses_its_place) {
   float p, p_alone;
   CHECK(prior.take(z.data(), &p) == 1);
   // With weight 0 the decoder alone decides, and its probability is the decoder's softmax.
-  ReadingPrior alone(line.y, line.blank, kEos, 0.0);
+  ReadingPrior alone = line.prior(0.0);
   CHECK(alone.take(z.data(), &p_alone) == 2);
   CHECK_MSG(std::fabs(p_alone - std::exp(1.0) / (3 + std::exp(1.0))) < 1e-6, p_alone);
   // The joint probability: the geometric mixture of the decoder's softmax and the CTC ratios, normalised.
-  ReadingPrior ref(line.y, line.blank, kEos, 0.5);
+  ReadingPrior ref = line.prior(0.5);
   const std::vector<double> ratio = ref.scores();
   const double norm = 3 + std::exp(1.0);
   double mass = 0, of_a = 0;
@@ -101,5 +103,8 @@ TEST(reading_prior_outweighs_a_decoder_that_loses_its_place) {
     if (c == 1) of_a = joint;
   }
   CHECK_MSG(std::fabs(p - of_a / mass) < 1e-6, p << " vs " << of_a / mass);
-  CHECK_THROWS_WITH(ReadingPrior(std::vector<double>(7), std::vector<double>(2), kEos, 0.5), "reading prior");
+  CHECK_THROWS_WITH(ReadingPrior({1, 2}, std::vector<double>(7), std::vector<double>(2), kV, kEos, 0.5),
+                    "reading prior");
+  CHECK_THROWS_WITH(ReadingPrior({kEos}, std::vector<double>(2), std::vector<double>(2), kV, kEos, 0.5),
+                    "reading prior");
 }

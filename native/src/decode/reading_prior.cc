@@ -12,6 +12,9 @@ namespace saccade {
 namespace {
 
 constexpr double kFloor = 1e-30;  // the smallest score ratio: a reading the CTC head rules out costs w * 69 nats
+// Columns where the prefix ends with less than this share of its likeliest end add nothing a double can tell
+// from rounding to any score that can win: skipped (a prefix's mass sits in a few columns).
+constexpr double kWindow = 1e-20;
 
 bool one_character(const Tokenizer& tok, int id) {
   if (id >= tok.size() || tok.is_special(id)) return false;
@@ -33,16 +36,23 @@ int single_token(const Tokenizer& tok, const std::string& text) {
 
 }  // namespace
 
-ReadingPrior::ReadingPrior(std::vector<double> y, std::vector<double> blank, int eos, double weight)
-    : T_(int(blank.size())), V_(T_ > 0 ? int(y.size() / blank.size()) : 0), eos_(eos), weight_(weight) {
-  if (T_ < 1 || y.size() != size_t(T_) * size_t(V_) || eos < 0 || eos >= V_)
-    throw EngineError("reading prior: expected probabilities [T, V] and [T] with end of text among the V");
+ReadingPrior::ReadingPrior(std::vector<int> live, std::vector<double> y, std::vector<double> blank, int vocab,
+                           int eos, double weight)
+    : T_(int(blank.size())), V_(vocab), L_(int(live.size())), eos_(eos), weight_(weight) {
+  bool ids_ok = eos >= 0 && eos < vocab;
+  for (int c : live) ids_ok = ids_ok && c >= 0 && c < vocab && c != eos;
+  if (T_ < 1 || L_ < 1 || !ids_ok || y.size() != size_t(T_) * size_t(L_))
+    throw EngineError("reading prior: expected token ids below the vocabulary and probabilities [T, live] and [T]");
+  slot_.assign(size_t(vocab), -1);
+  for (int i = 0; i < L_; ++i) slot_[size_t(live[size_t(i)])] = i;
   rn_.assign(size_t(T_), 0.0);
   rb_.resize(size_t(T_));
   double run = 1.0;  // the empty prefix: every column so far blank
   for (int t = 0; t < T_; ++t) rb_[size_t(t)] = run *= blank[size_t(t)];
+  live_ = std::make_shared<const std::vector<int>>(std::move(live));
   y_ = std::make_shared<const std::vector<double>>(std::move(y));
   blank_ = std::make_shared<const std::vector<double>>(std::move(blank));
+  part_.resize(size_t(L_));
   psi_.resize(size_t(V_));
   lp_.resize(size_t(V_));
 }
@@ -54,37 +64,52 @@ std::unique_ptr<ReadingPrior> ReadingPrior::for_line(const Model& m, const std::
   std::vector<char> named(size_t(V), 0);
   for (int c : m.line->ctc_map)
     if (c < V) named[size_t(c)] = 1;
-  // Which folded column each token reads: its own, its stand-in's, "a character we lack" (V + 1), or none.
-  std::vector<int> column(size_t(V), -1);
+  // The tokens the reading can show (single characters) and the folded column each reads: its own, its
+  // stand-in's, or "a character we lack" (V + 1).
+  std::vector<int> live, column;
   for (int c = 0; c < V; ++c)
-    if (one_character(m.tokenizer, c)) column[size_t(c)] = named[size_t(c)] ? c : V + 1;
+    if (one_character(m.tokenizer, c)) {
+      live.push_back(c);
+      column.push_back(named[size_t(c)] ? c : V + 1);
+    }
   for (const auto& [from, to] : m.cfg.reading_prior_read_as) {
     const int f = single_token(m.tokenizer, from), t = single_token(m.tokenizer, to);
-    if (f >= 0 && t >= 0 && !named[size_t(f)] && named[size_t(t)]) column[size_t(f)] = t;
+    if (f < 0 || t < 0 || named[size_t(f)] || !named[size_t(t)]) continue;
+    const auto at = std::find(live.begin(), live.end(), f);
+    if (at != live.end()) column[size_t(at - live.begin())] = t;
   }
-  std::vector<double> y(size_t(T) * size_t(V), 0.0), blank(static_cast<size_t>(T));
-  for (int t = 0; t < T; ++t) blank[size_t(t)] = double(ctc[size_t(t) * classes + size_t(V)]);
-  for (int c = 0; c < V; ++c)
-    if (column[size_t(c)] >= 0)
-      for (int t = 0; t < T; ++t)
-        y[size_t(t) * V + size_t(c)] = double(ctc[size_t(t) * classes + size_t(column[size_t(c)])]);
-  return std::make_unique<ReadingPrior>(std::move(y), std::move(blank), m.cfg.eos_token_id,
+  const size_t L = live.size();
+  std::vector<double> y(size_t(T) * L), blank(static_cast<size_t>(T));
+  for (int t = 0; t < T; ++t) {
+    const float* row = ctc.data() + size_t(t) * classes;
+    blank[size_t(t)] = double(row[V]);
+    for (size_t i = 0; i < L; ++i) y[size_t(t) * L + i] = double(row[column[i]]);
+  }
+  return std::make_unique<ReadingPrior>(std::move(live), std::move(y), std::move(blank), V, m.cfg.eos_token_id,
                                         m.cfg.reading_prior_weight);
 }
 
 const std::vector<double>& ReadingPrior::scores() {
   const double* y = y_->data();
-  for (int c = 0; c < V_; ++c) psi_[size_t(c)] = last_ < 0 ? y[c] : 0.0;
+  const size_t L = size_t(L_);
+  for (size_t i = 0; i < L; ++i) part_[i] = last_ < 0 ? y[i] : 0.0;
+  // Only the columns where the prefix can end (kWindow of its most likely end) add anything that counts.
+  double top = 0.0;
+  for (int t = 0; t + 1 < T_; ++t) top = std::max(top, rb_[size_t(t)] + rn_[size_t(t)]);
+  const double cut = top * kWindow;
+  const int repeat = last_ >= 0 ? slot_[size_t(last_)] : -1;
+  double s = 0.0;
   for (int t = 1; t < T_; ++t) {
     const double phi = rb_[size_t(t - 1)] + rn_[size_t(t - 1)];
-    const double* yt = y + size_t(t) * V_;
-    for (int c = 0; c < V_; ++c) psi_[size_t(c)] = psi_[size_t(c)] + phi * yt[c];
+    if (!(phi >= cut)) continue;
+    const double* yt = y + size_t(t) * L;
+    for (size_t i = 0; i < L; ++i) part_[i] = part_[i] + phi * yt[i];
+    // A repeat needs a blank between: only the paths that end in blank extend it.
+    if (repeat >= 0) s = s + rb_[size_t(t - 1)] * yt[repeat];
   }
-  if (last_ >= 0) {  // a repeat needs a blank between: only the paths that end in blank extend it
-    double s = 0.0;
-    for (int t = 1; t < T_; ++t) s = s + rb_[size_t(t - 1)] * y[size_t(t) * V_ + size_t(last_)];
-    psi_[size_t(last_)] = s;
-  }
+  if (repeat >= 0) part_[size_t(repeat)] = s;
+  std::fill(psi_.begin(), psi_.end(), 0.0);
+  for (size_t i = 0; i < L; ++i) psi_[size_t((*live_)[i])] = part_[i];
   psi_[size_t(eos_)] = rb_[size_t(T_ - 1)] + rn_[size_t(T_ - 1)];
   return psi_;
 }
@@ -113,12 +138,14 @@ void ReadingPrior::commit(int c) {
   if (c == eos_) return;
   const double* y = y_->data();
   const std::vector<double>& blank = *blank_;
+  const int i = slot_[size_t(c)];  // a token the reading never shows has probability 0 in every column
+  auto y_at = [&](int t) { return i >= 0 ? y[size_t(t) * size_t(L_) + size_t(i)] : 0.0; };
   std::vector<double> rn(size_t(T_), 0.0), rb(size_t(T_), 0.0);
-  rn[0] = last_ < 0 ? y[c] : 0.0;
+  rn[0] = last_ < 0 ? y_at(0) : 0.0;
   double psi = rn[0];
   for (int t = 1; t < T_; ++t) {
     const double phi = c != last_ ? rb_[size_t(t - 1)] + rn_[size_t(t - 1)] : rb_[size_t(t - 1)];
-    const double yt = y[size_t(t) * V_ + size_t(c)];
+    const double yt = y_at(t);
     rn[size_t(t)] = (rn[size_t(t - 1)] + phi) * yt;
     rb[size_t(t)] = (rb[size_t(t - 1)] + rn[size_t(t - 1)]) * blank[size_t(t)];
     psi = psi + phi * yt;

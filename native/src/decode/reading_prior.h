@@ -13,8 +13,10 @@ struct Model;
 // Copies are cheap (the per-column table is shared): a copy is a scratch prior to draft along.
 class ReadingPrior {
  public:
-  // y: [T, V], each token's CTC probability per column; blank: [T]. The prefix starts empty.
-  ReadingPrior(std::vector<double> y, std::vector<double> blank, int eos, double weight);
+  // live: the tokens the reading can show (never eos); y: [T, live], their CTC probability per column; blank:
+  // [T]. Every other token has probability 0 everywhere. The prefix starts empty.
+  ReadingPrior(std::vector<int> live, std::vector<double> y, std::vector<double> blank, int vocab, int eos,
+               double weight);
   // A line model's prior over one region, from its CTC distribution folded onto the model's classes, host
   // [T, vocab + 2] (blank at vocab): a character some CTC class folds onto reads its own column, one none
   // does its stand-in's (config reading_prior.read_as) or else that of "a character we lack" (vocab + 1),
@@ -31,11 +33,14 @@ class ReadingPrior {
  private:
   void commit(int c);
 
-  int T_, V_, eos_, last_ = -1;
+  int T_, V_, L_, eos_, last_ = -1;
   double weight_;
-  std::shared_ptr<const std::vector<double>> y_;      // [T, V]
+  std::shared_ptr<const std::vector<int>> live_;      // [L]
+  std::shared_ptr<const std::vector<double>> y_;      // [T, L]
   std::shared_ptr<const std::vector<double>> blank_;  // [T]
+  std::vector<int> slot_;                             // per token, its index in live (-1: never shown)
   std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
+  std::vector<double> part_;       // per live token, its score ratio
   std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)
 };
 
