@@ -256,6 +256,25 @@ TEST(fixation_warms_up_once_per_region_kind_and_model) {
   }
 }
 
+TEST(fixation_with_learnt_focal_layers_attends_only_its_selection_from_the_first_step) {
+  DecodeOptions o = opts(DecodeMode::AR, 0);
+  o.fixation = {true, 3, 1, 0.25f};
+  ModelMemory memory;
+  run(o, nullptr, &memory);
+  Collect sink;
+  const DecodeResult r = run(o, &sink, &memory);
+  std::map<std::string, int> image_tokens;
+  for (const Event& e : sink.events)
+    if (e.type == Event::Type::RegionStart) image_tokens[e.region_id] = e.image_tokens;
+  // The prompt row's selection in the prefill is what the first step's early layers attend: no full step.
+  for (const auto& reg : r.regions) {
+    const int n = image_tokens.at(reg.id);
+    const double keep = std::ceil(0.25 * n) / n;
+    CHECK_MSG(std::fabs(reg.stats.visual_token_fraction - keep) < 1e-12,
+              reg.id << ": " << reg.stats.visual_token_fraction << " vs " << keep);
+  }
+}
+
 TEST(batched_regions_decode_exactly_as_one_by_one) {
   for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
     for (bool fixation : {false, true}) {

@@ -49,8 +49,20 @@ void FixationController::begin_forward(int rows) {
   scores_.assign(pruning_ ? size_t(rows) * n_img_ : 0, 0.0f);
 }
 
+bool FixationController::begin_prefill(int rows) {
+  if (!pruning_ || !selects() || n_img_ <= 0 || rows < 1) return false;
+  seeding_ = true;
+  rows_ = rows;
+  scores_.assign(size_t(rows) * n_img_, 0.0f);
+  return true;
+}
+
 void FixationController::before_attention(int layer, AttentionArgs& a) {
   if (n_img_ <= 0) return;
+  if (seeding_) {
+    if (is_focal_[size_t(layer)]) a.image_scores = scores_.data();
+    return;
+  }
   if (!pruning_) {
     a.image_mass = mass_.data();
     return;
@@ -77,6 +89,14 @@ void FixationController::before_attention(int layer, AttentionArgs& a) {
 
 void FixationController::after_attention(int layer, const AttentionArgs& a) {
   if (n_img_ <= 0) return;
+  if (seeding_) {
+    if (layer != focal_.back()) return;
+    std::vector<int> sel = top_k(a.image_scores + size_t(rows_ - 1) * n_img_, n_img_, keep_k_);
+    for (int& i : sel) i += ib_;
+    std::sort(sel.begin(), sel.end());
+    carried_ = std::move(sel);
+    return;
+  }
   if (!pruning_) {
     for (int r = 0; r < rows_; ++r) share_[size_t(layer)] += a.image_mass[r];
     return;

@@ -7,7 +7,8 @@
 // focal layer attends to the full image KV, and each query row keeps its own top keep_ratio image tokens
 // (per-row rule, docs/decisions/0004-fixation-in-blocks.md); the following non-focal layers attend only to
 // that row's selection plus all text. Layers before the first focal layer use the selection carried from the
-// previous step's deepest focal layer. The KV cache is never pruned.
+// previous step's deepest focal layer; a region's first step carries the prompt row's, taken in the prefill
+// when the focal layers are already known (from an earlier region's shares). The KV cache is never pruned.
 #include <vector>
 
 #include "decode/events.h"
@@ -23,6 +24,10 @@ class FixationController final : public AttentionHook {
                      const std::vector<double>* learnt_share = nullptr);
 
   void begin_forward(int rows);
+  // The prefill of `rows` rows, attended in full: with focal layers known, the last row's selection at the
+  // deepest one becomes the first step's carried selection. Returns whether the prefill needs the hook.
+  bool begin_prefill(int rows);
+  void end_prefill() { seeding_ = false; }
   void before_attention(int layer, AttentionArgs& a) override;
   void after_attention(int layer, const AttentionArgs& a) override;
   // Counts a decode step and carries row carry_row's deepest focal selection into the next forward.
@@ -47,7 +52,7 @@ class FixationController final : public AttentionHook {
   FixationOptions o_;
   int layers_, ib_, ie_, n_img_, keep_k_;
   int steps_ = 0;
-  bool pruning_ = false, learnt_ = false;
+  bool pruning_ = false, learnt_ = false, seeding_ = false;
   std::vector<double> share_;  // per layer, summed over warm-up rows
   std::vector<int> focal_;     // ascending
   std::vector<char> is_focal_;

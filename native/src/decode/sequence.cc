@@ -100,7 +100,9 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   s.image_embeds = image_embeds_.data();
   s.last_row_logits_only = true;
   if (o.mode == DecodeMode::Mtp) s.hidden_out = &prefill_hidden_;
+  if (fix_ && fix_->begin_prefill(text_slot_)) s.hook = fix_.get();
   dec_.forward(segs);
+  if (fix_) fix_->end_prefill();
   cache_.len = text_slot_;
   stats_.prefill_ms = now_ms() - t0;
 }
