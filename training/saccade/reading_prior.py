@@ -29,6 +29,9 @@ import unicodedata
 
 import numpy as np
 
+from .tokenizer import Tokenizer
+from .vocab import EOS
+
 FLOOR = 1e-30  # the smallest prefix-score ratio: a reading the CTC head rules out costs w * 69 nats
 # Columns where the prefix ends with less than this share of its largest such probability add nothing a
 # double can tell from rounding to any score that can win: skipped (the prefix's mass sits in a few columns).
@@ -142,8 +145,6 @@ def for_region(model, folded):
     config = model.config.get("reading_prior", {})
     if folded is None or config.get("weight", 0.0) <= 0:
         return None
-    from .tokenizer import Tokenizer
-    from .vocab import EOS
     V = model.config["text_config"]["vocab_size"]
     return ReadingPrior(folded, Tokenizer().tokens[:V], model.ctc_map.tolist(), V, EOS, config["weight"],
                         config.get("read_as", {}))
