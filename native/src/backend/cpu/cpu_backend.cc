@@ -82,16 +82,26 @@ class CpuBackend final : public Backend {
     if (std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; })) {
       w.format = WeightFormat::F16;
       w.w = Buffer(this, (packed + 1) / 2);
-      k_.pack_f16(host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
+      pack_in_parallel(k_.pack_f16, host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
     } else if (bf16) {
       w.format = WeightFormat::BF16;
       w.w = Buffer(this, (packed + 1) / 2);
-      k_.pack_bf16(host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
+      pack_in_parallel(k_.pack_bf16, host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
     } else {
       w.w = Buffer(this, packed);
-      k_.pack(host.data(), rows, cols, w.w.data());
+      pack_in_parallel(k_.pack, host.data(), rows, cols, w.w.data());
     }
     return w;
+  }
+
+  // Panels are independent: ranges of them pack on their own threads (a GLM-OCR checkpoint is 0.9 G weights).
+  template <class T>
+  void pack_in_parallel(void (*pack)(const float*, int, int, T*), const float* w, int N, int K, T* packed) {
+    const int P = k_.panel, panels = (N + P - 1) / P;
+    pool_.parallel_for(panels, chunk_grain(panels, int64_t(P) * K), [&](int pb, int pe) {
+      const int n0 = pb * P, n1 = std::min(N, pe * P);
+      pack(w + size_t(n0) * K, n1 - n0, K, packed + size_t(pb) * P * K);
+    });
   }
 
   void embed(const int* ids, int n, const Weight& table, float* out) override {
