@@ -5,7 +5,6 @@
 
 #include "model/model.h"
 #include "util/error.h"
-#include "util/utf8.h"
 
 namespace saccade {
 
@@ -16,24 +15,6 @@ constexpr double kFloor = 1e-30;  // the smallest score ratio: a reading the CTC
 // from rounding to any score that can win: skipped (a prefix's mass sits in a few columns).
 constexpr double kWindow = 1e-20;
 
-bool one_character(const Tokenizer& tok, int id) {
-  if (id >= tok.size() || tok.is_special(id)) return false;
-  std::vector<char32_t> cps;
-  std::vector<uint32_t> offsets;
-  decode_utf8(tok.piece(id), cps, offsets);
-  return cps.size() == 1;
-}
-
-// The id of the token that is exactly `text`, or -1.
-int single_token(const Tokenizer& tok, const std::string& text) {
-  try {
-    const std::vector<int> ids = tok.encode(text);
-    return ids.size() == 1 ? ids[0] : -1;
-  } catch (const EngineError&) {
-    return -1;
-  }
-}
-
 }  // namespace
 
 ReadingPrior::ReadingPrior(std::vector<int> live, std::vector<double> y, std::vector<double> blank, int vocab,
@@ -43,8 +24,9 @@ ReadingPrior::ReadingPrior(std::vector<int> live, std::vector<double> y, std::ve
   for (int c : live) ids_ok = ids_ok && c >= 0 && c < vocab && c != eos;
   if (T_ < 1 || L_ < 1 || !ids_ok || y.size() != size_t(T_) * size_t(L_))
     throw EngineError("reading prior: expected token ids below the vocabulary and probabilities [T, live] and [T]");
-  slot_.assign(size_t(vocab), -1);
-  for (int i = 0; i < L_; ++i) slot_[size_t(live[size_t(i)])] = i;
+  std::vector<int> slot(size_t(vocab), -1);
+  for (int i = 0; i < L_; ++i) slot[size_t(live[size_t(i)])] = i;
+  slot_ = std::make_shared<const std::vector<int>>(std::move(slot));
   rn_.assign(size_t(T_), 0.0);
   rb_.resize(size_t(T_));
   double run = 1.0;  // the empty prefix: every column so far blank
@@ -61,23 +43,8 @@ std::unique_ptr<ReadingPrior> ReadingPrior::for_line(const Model& m, const std::
   const int V = m.cfg.text.vocab_size, classes = V + 2;
   if (!m.line || T < 1 || ctc.size() != size_t(T) * size_t(classes))
     throw EngineError("reading prior: expected a line model's folded CTC distribution");
-  std::vector<char> named(size_t(V), 0);
-  for (int c : m.line->ctc_map)
-    if (c < V) named[size_t(c)] = 1;
-  // The tokens the reading can show (single characters) and the folded column each reads: its own, its
-  // stand-in's, or "a character we lack" (V + 1).
-  std::vector<int> live, column;
-  for (int c = 0; c < V; ++c)
-    if (one_character(m.tokenizer, c)) {
-      live.push_back(c);
-      column.push_back(named[size_t(c)] ? c : V + 1);
-    }
-  for (const auto& [from, to] : m.cfg.reading_prior_read_as) {
-    const int f = single_token(m.tokenizer, from), t = single_token(m.tokenizer, to);
-    if (f < 0 || t < 0 || named[size_t(f)] || !named[size_t(t)]) continue;
-    const auto at = std::find(live.begin(), live.end(), f);
-    if (at != live.end()) column[size_t(at - live.begin())] = t;
-  }
+  const std::vector<int>& live = m.line->shown_tokens;
+  const std::vector<int>& column = m.line->shown_class;
   const size_t L = live.size();
   std::vector<double> y(size_t(T) * L), blank(static_cast<size_t>(T));
   for (int t = 0; t < T; ++t) {
@@ -85,7 +52,7 @@ std::unique_ptr<ReadingPrior> ReadingPrior::for_line(const Model& m, const std::
     blank[size_t(t)] = double(row[V]);
     for (size_t i = 0; i < L; ++i) y[size_t(t) * L + i] = double(row[column[i]]);
   }
-  return std::make_unique<ReadingPrior>(std::move(live), std::move(y), std::move(blank), V, m.cfg.eos_token_id,
+  return std::make_unique<ReadingPrior>(live, std::move(y), std::move(blank), V, m.cfg.eos_token_id,
                                         m.cfg.reading_prior_weight);
 }
 
@@ -97,7 +64,7 @@ const std::vector<double>& ReadingPrior::scores() {
   double top = 0.0;
   for (int t = 0; t + 1 < T_; ++t) top = std::max(top, rb_[size_t(t)] + rn_[size_t(t)]);
   const double cut = top * kWindow;
-  const int repeat = last_ >= 0 ? slot_[size_t(last_)] : -1;
+  const int repeat = last_ >= 0 ? (*slot_)[size_t(last_)] : -1;
   double s = 0.0;
   for (int t = 1; t < T_; ++t) {
     const double phi = rb_[size_t(t - 1)] + rn_[size_t(t - 1)];
@@ -138,7 +105,7 @@ void ReadingPrior::commit(int c) {
   if (c == eos_) return;
   const double* y = y_->data();
   const std::vector<double>& blank = *blank_;
-  const int i = slot_[size_t(c)];  // a token the reading never shows has probability 0 in every column
+  const int i = (*slot_)[size_t(c)];  // a token the reading never shows has probability 0 in every column
   auto y_at = [&](int t) { return i >= 0 ? y[size_t(t) * size_t(L_) + size_t(i)] : 0.0; };
   std::vector<double> rn(size_t(T_), 0.0), rb(size_t(T_), 0.0);
   rn[0] = last_ < 0 ? y_at(0) : 0.0;

@@ -10,7 +10,7 @@ namespace saccade {
 
 struct Model;
 
-// Copies are cheap (the per-column table is shared): a copy is a scratch prior to draft along.
+// Copies are cheap (the tables are shared): a copy is a scratch prior to draft along.
 class ReadingPrior {
  public:
   // live: the tokens the reading can show (never eos); y: [T, live], their CTC probability per column; blank:
@@ -18,9 +18,8 @@ class ReadingPrior {
   ReadingPrior(std::vector<int> live, std::vector<double> y, std::vector<double> blank, int vocab, int eos,
                double weight);
   // A line model's prior over one region, from its CTC distribution folded onto the model's classes, host
-  // [T, vocab + 2] (blank at vocab): a character some CTC class folds onto reads its own column, one none
-  // does its stand-in's (config reading_prior.read_as) or else that of "a character we lack" (vocab + 1),
-  // every other token (specials, tags, commands) as never shown.
+  // [T, vocab + 2] (blank at vocab): each of the model's shown tokens reads its shown class's column
+  // (LineVision::shown_tokens); every other token (specials, tags, commands) is never shown.
   static std::unique_ptr<ReadingPrior> for_line(const Model& m, const std::vector<float>& ctc, int T);
 
   // The joint choice for one row of decoder logits [V]; the prior then reads on from it, so the caller must
@@ -38,7 +37,7 @@ class ReadingPrior {
   std::shared_ptr<const std::vector<int>> live_;      // [L]
   std::shared_ptr<const std::vector<double>> y_;      // [T, L]
   std::shared_ptr<const std::vector<double>> blank_;  // [T]
-  std::vector<int> slot_;                             // per token, its index in live (-1: never shown)
+  std::shared_ptr<const std::vector<int>> slot_;      // per token, its index in live (-1: never shown)
   std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
   std::vector<double> part_;       // per live token, its score ratio
   std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)

@@ -5,6 +5,8 @@
 
 #include "model/image_preprocess.h"
 #include "model/model.h"
+#include "util/error.h"
+#include "util/utf8.h"
 
 namespace saccade {
 
@@ -124,6 +126,48 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   f.ctc_logits.resize(logits.size());
   be.download(f.ctc_logits.data(), logits.data(), logits.size());
   return f;
+}
+
+namespace {
+
+bool one_character(const Tokenizer& tok, int id) {
+  if (id >= tok.size() || tok.is_special(id)) return false;
+  std::vector<char32_t> cps;
+  std::vector<uint32_t> offsets;
+  decode_utf8(tok.piece(id), cps, offsets);
+  return cps.size() == 1;
+}
+
+// The id of the token that is exactly `text`, or -1.
+int single_token(const Tokenizer& tok, const std::string& text) {
+  try {
+    const std::vector<int> ids = tok.encode(text);
+    return ids.size() == 1 ? ids[0] : -1;
+  } catch (const EngineError&) {
+    return -1;
+  }
+}
+
+}  // namespace
+
+void index_shown_tokens(Model& m) {
+  LineVision& lv = *m.line;
+  const int V = m.cfg.text.vocab_size;
+  std::vector<char> named(size_t(V), 0);
+  for (int c : lv.ctc_map)
+    if (c < V) named[size_t(c)] = 1;
+  std::vector<int> column(size_t(V), -1);
+  for (int c = 0; c < V; ++c)
+    if (one_character(m.tokenizer, c)) column[size_t(c)] = named[size_t(c)] ? c : V + 1;
+  for (const auto& [from, to] : m.cfg.reading_prior_read_as) {
+    const int f = single_token(m.tokenizer, from), t = single_token(m.tokenizer, to);
+    if (f >= 0 && t >= 0 && column[size_t(f)] >= 0 && !named[size_t(f)] && named[size_t(t)]) column[size_t(f)] = t;
+  }
+  for (int c = 0; c < V; ++c)
+    if (column[size_t(c)] >= 0) {
+      lv.shown_tokens.push_back(c);
+      lv.shown_class.push_back(column[size_t(c)]);
+    }
 }
 
 Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading) {

@@ -49,6 +49,10 @@ struct LineVision {
   Weight proj_fc2, ctc_table;  // ctc_table [D, V + 2]: the token embeddings and the two extra rows, transposed
   Buffer proj_fc1_b, proj_fc2_b, proj_norm;
   std::vector<int> ctc_map;  // CTC class -> our class (token id, V = blank, V + 1 = a character we lack)
+  // What the reading prior (decode/reading_prior.h) scores: the tokens a reading can show (single characters,
+  // ascending) and the folded class whose column each reads: its own when some CTC class folds onto it, else
+  // its config reading_prior.read_as stand-in's, else "a character we lack" (V + 1).
+  std::vector<int> shown_tokens, shown_class;
 };
 
 // The encoder's outputs for one line of T = width / 8 columns.
@@ -60,6 +64,9 @@ struct LineFeatures {
 };
 
 LineFeatures line_encoder(Model& m, const PreparedImage& im);
+
+// Fills m.line's shown_tokens and shown_class from its ctc_map, the tokenizer and the config, once at load.
+void index_shown_tokens(Model& m);
 
 // What the encoder read on a line, besides its image tokens.
 struct LineReading {

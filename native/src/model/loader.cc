@@ -301,7 +301,10 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   const int qd = t.num_attention_heads * t.head_dim, kvd = t.num_key_value_heads * t.head_dim;
   const std::vector<float> embed = r.read("model.embed_tokens.weight", {t.vocab_size, D});
   m->embed_tokens = m->backend->upload_weight(embed, t.vocab_size, D, WeightUse::Lookup);
-  if (c.vision.line) m->line = load_line_vision(r, *m->backend, c, embed);
+  if (c.vision.line) {
+    m->line = load_line_vision(r, *m->backend, c, embed);
+    index_shown_tokens(*m);
+  }
   auto decoder_layer = [&](const std::string& p) {
     DecoderLayer L;
     L.input_norm = r.vec(p + "input_layernorm.weight", D);
