@@ -21,32 +21,34 @@ std::vector<float> randv(size_t n, uint64_t seed) {
 
 // The fp16 path runs on weights rounded to fp16 and must give exactly what the fp32 path gives for them.
 void check_gemm(const cpu::Kernels& k) {
-  // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel.
+  // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel, and N = 157 runs
+  // whole panel blocks and then each narrower tile.
   for (int M : {11, 8})
-    for (int K : {1, 7, 8, 37, 64, 200}) {
-      const int N = 29, panels = (N + k.panel - 1) / k.panel;
-      auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
-      for (float& v : w) v = f16_to_f32(f32_to_f16(v));
-      std::vector<float> y(size_t(M) * N), yh(size_t(M) * N), packed(size_t(panels) * k.panel * K);
-      std::vector<uint16_t> packed_h(packed.size());
-      k.pack(w.data(), N, K, packed.data());
-      k.pack_f16(w.data(), N, K, packed_h.data());
-      k.gemm(x.data(), M, K, packed.data(), b.data(), y.data(), N, 0, panels);
-      k.gemm_f16(x.data(), M, K, packed_h.data(), b.data(), yh.data(), N, 0, panels);
-      CHECK_MSG(y == yh, k.isa << " fp16 panels differ from fp32 panels, K=" << K);
-      for (int m = 0; m < M; ++m)
-        for (int n = 0; n < N; ++n) {
-          double ref = b[size_t(n)];
-          for (int i = 0; i < K; ++i) ref += double(x[size_t(m) * K + i]) * w[size_t(n) * K + i];
-          CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) < 1e-4 * (1 + std::sqrt(double(K))), k.isa << " K=" << K);
+    for (int K : {1, 7, 8, 37, 64, 200})
+      for (int N : {29, 157}) {
+        const int panels = (N + k.panel - 1) / k.panel;
+        auto x = randv(size_t(M) * K, 1), w = randv(size_t(N) * K, 2), b = randv(size_t(N), 3);
+        for (float& v : w) v = f16_to_f32(f32_to_f16(v));
+        std::vector<float> y(size_t(M) * N), yh(size_t(M) * N), packed(size_t(panels) * k.panel * K);
+        std::vector<uint16_t> packed_h(packed.size());
+        k.pack(w.data(), N, K, packed.data());
+        k.pack_f16(w.data(), N, K, packed_h.data());
+        k.gemm(x.data(), M, K, packed.data(), b.data(), y.data(), N, 0, panels);
+        k.gemm_f16(x.data(), M, K, packed_h.data(), b.data(), yh.data(), N, 0, panels);
+        CHECK_MSG(y == yh, k.isa << " fp16 panels differ from fp32 panels, K=" << K);
+        for (int m = 0; m < M; ++m)
+          for (int n = 0; n < N; ++n) {
+            double ref = b[size_t(n)];
+            for (int i = 0; i < K; ++i) ref += double(x[size_t(m) * K + i]) * w[size_t(n) * K + i];
+            CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) < 1e-4 * (1 + std::sqrt(double(K))), k.isa << " K=" << K);
+          }
+        // Every row must be bit-identical to computing it alone (width independence).
+        for (int m = 0; m < M; ++m) {
+          std::vector<float> y1(static_cast<size_t>(N));
+          k.gemm(x.data() + size_t(m) * K, 1, K, packed.data(), b.data(), y1.data(), N, 0, panels);
+          for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
         }
-      // Every row must be bit-identical to computing it alone (width independence).
-      for (int m = 0; m < M; ++m) {
-        std::vector<float> y1(static_cast<size_t>(N));
-        k.gemm(x.data() + size_t(m) * K, 1, K, packed.data(), b.data(), y1.data(), N, 0, panels);
-        for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " row " << m);
       }
-    }
 }
 
 }  // namespace
@@ -207,7 +209,32 @@ void check_line_kernels(const cpu::Kernels& kern) {
   }
 }
 
+// silu(g) * u within a few ulps of the double formula over the whole range, without overflow at the ends (far
+// below zero, exp saturates at e^-87, so a result that should be ~0 comes out below 1e-30), and
+// each element's result independent of where it falls (the tail runs the vector arithmetic too).
+void check_silu_mul(const cpu::Kernels& kern) {
+  auto g = randv(203, 11), u = randv(203, 12);
+  for (size_t i = 0; i < g.size(); ++i) g[i] *= 12.0f;
+  g[0] = 0.0f, g[1] = -200.0f, g[2] = 200.0f, g[3] = 1e-30f;
+  std::vector<float> got(g.size());
+  kern.silu_mul(g.data(), u.data(), got.data(), g.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double want = double(g[i]) / (1.0 + std::exp(-double(g[i]))) * u[i];
+    CHECK_MSG(std::fabs(got[i] - want) <= 4e-7 * std::fabs(want) + 1e-30, kern.isa << " silu_mul at " << i);
+  }
+  for (size_t first : {size_t(1), size_t(5), size_t(200)}) {
+    std::vector<float> part(g.size() - first);
+    kern.silu_mul(g.data() + first, u.data() + first, part.data(), part.size());
+    for (size_t i = 0; i < part.size(); ++i)
+      CHECK_MSG(part[i] == got[first + i], kern.isa << " silu_mul depends on position, element " << first + i);
+  }
+}
+
 }  // namespace
+
+TEST(silu_mul_is_accurate_and_position_independent_generic) { check_silu_mul(cpu::kernels_generic()); }
+
+TEST(silu_mul_is_accurate_and_position_independent_best_isa) { check_silu_mul(cpu::best_kernels()); }
 
 TEST(line_encoder_kernels_round_as_their_plain_loops_generic) { check_line_kernels(cpu::kernels_generic()); }
 

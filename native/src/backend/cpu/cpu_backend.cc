@@ -140,16 +140,25 @@ class CpuBackend final : public Backend {
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
-    // Threads take whole panels of output columns; a single-token forward's small layers stay on this thread.
+    // Threads take whole kernel tiles (a block of rows by a block of panels), so no chunk boundary splits a
+    // tile into narrower, slower ones; a single-token forward's small layers stay on this thread.
     const int panels = (N + k_.panel - 1) / k_.panel;
-    const int grain = chunk_grain(panels, int64_t(M) * K * k_.panel);
+    const int row_blocks = (M + k_.row_block - 1) / k_.row_block;
+    const int panel_blocks = (panels + k_.panel_block - 1) / k_.panel_block;
+    const int64_t tile_work = int64_t(std::min(M, k_.row_block)) * K * k_.panel * k_.panel_block;
     const float* wf = w.w.data();
     const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
-    pool_.parallel_for(panels, grain, [&](int pb, int pe) {
-      switch (w.format) {
-        case WeightFormat::F16: k_.gemm_f16(x, M, K, wh, bias, y, N, pb, pe); break;
-        case WeightFormat::BF16: k_.gemm_bf16(x, M, K, wh, bias, y, N, pb, pe); break;
-        case WeightFormat::F32: k_.gemm(x, M, K, wf, bias, y, N, pb, pe); break;
+    pool_.parallel_for(row_blocks * panel_blocks, chunk_grain(row_blocks * panel_blocks, tile_work), [&](int ub, int ue) {
+      for (int u = ub; u < ue; ++u) {
+        const int m0 = u / panel_blocks * k_.row_block, rows = std::min(M - m0, k_.row_block);
+        const int pb = u % panel_blocks * k_.panel_block, pe = std::min(panels, pb + k_.panel_block);
+        const float* xr = x + size_t(m0) * K;
+        float* yr = y + size_t(m0) * N;
+        switch (w.format) {
+          case WeightFormat::F16: k_.gemm_f16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
+          case WeightFormat::BF16: k_.gemm_bf16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
+          case WeightFormat::F32: k_.gemm(xr, rows, K, wf, bias, yr, N, pb, pe); break;
+        }
       }
     });
   }
@@ -190,12 +199,7 @@ class CpuBackend final : public Backend {
     }
   }
 
-  void silu_mul(const float* gate, const float* up, float* out, size_t n) override {
-    for (size_t i = 0; i < n; ++i) {
-      const float g = gate[i];
-      out[i] = g / (1.0f + std::exp(-g)) * up[i];
-    }
-  }
+  void silu_mul(const float* gate, const float* up, float* out, size_t n) override { k_.silu_mul(gate, up, out, n); }
 
   void gelu(float* x, size_t n) override {
     for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));

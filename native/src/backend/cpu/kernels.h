@@ -10,6 +10,10 @@ namespace saccade::cpu {
 struct Kernels {
   const char* isa;
   int panel;  // output columns per packed weight panel
+  // The GEMM's tile: up to row_block rows of x by panel_block panels; a caller splitting work between threads
+  // along these keeps every tile whole.
+  int row_block;
+  int panel_block;
   // Packs w[N, K] (torch layout) into ceil(N / panel) panels of [K][panel], the last one zero-padded; the
   // _f16 and _bf16 variants store fp16 or bf16 (exact only for weights that are such numbers).
   void (*pack)(const float* w, int N, int K, float* packed);
@@ -35,6 +39,8 @@ struct Kernels {
                          const float* bias, float* dst, int oy_begin, int oy_end);
   // Backend::affine_hardswish over x[0, n).
   void (*affine_hardswish)(float* x, size_t n, float s1, float b1, float s2, float b2);
+  // Backend::silu_mul: out = silu(gate) * up over [0, n).
+  void (*silu_mul)(const float* gate, const float* up, float* out, size_t n);
 };
 
 const Kernels& kernels_generic();

@@ -14,6 +14,7 @@ namespace {
 
 struct Vec {
   static constexpr int L = 8;
+  static constexpr int kAccumulators = 12;  // of 16 registers: the rest hold panel rows and a broadcast
   using R = __m256;
   static R zero() { return _mm256_setzero_ps(); }
   static R load(const float* p) { return _mm256_loadu_ps(p); }
@@ -25,6 +26,7 @@ struct Vec {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
   }
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
+  static R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
   static R min(R a, R b) { return _mm256_min_ps(a, b); }
@@ -53,8 +55,9 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx2() {
-  static const Kernels k{"avx2", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
+  static const Kernels k{"avx2", Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, attend_group, depthwise_rows, affine_hardswish,
+                        silu_mul};
   return k;
 }
 }  // namespace saccade::cpu

@@ -14,6 +14,7 @@ namespace {
 
 struct Vec {
   static constexpr int L = 16;
+  static constexpr int kAccumulators = 24;  // of 32 registers: the rest hold panel rows and a broadcast
   using R = __m512;
   static R zero() { return _mm512_setzero_ps(); }
   static R load(const float* p) { return _mm512_loadu_ps(p); }
@@ -25,6 +26,7 @@ struct Vec {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
   }
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
+  static R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
   static R min(R a, R b) { return _mm512_min_ps(a, b); }
@@ -40,8 +42,24 @@ struct Vec {
     s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
     return _mm_cvtss_f32(s);
   }
+  // Transposing reduction: fold halves of register pairs, then quarters, then within 128-bit lanes, so the
+  // eight sums take about 24 instructions instead of 8 full horizontal sums. Every input goes through the
+  // same tree: (256-bit fold, 128-bit fold, (x0 + x2) + (x1 + x3)).
   static void hsum8(const R* r, float* out) {
-    for (int i = 0; i < 8; ++i) out[i] = hsum(r[i]);
+    R u[4];
+    for (int i = 0; i < 4; ++i)
+      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0x44), _mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0xEE));
+    // v0's 128-bit blocks hold r0..r3 folded to four partial sums, v1's r4..r7.
+    const R v0 = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xDD));
+    const R v1 = _mm512_add_ps(_mm512_shuffle_f32x4(u[2], u[3], 0x88), _mm512_shuffle_f32x4(u[2], u[3], 0xDD));
+    const R p = _mm512_add_ps(_mm512_unpacklo_ps(v0, v1), _mm512_unpackhi_ps(v0, v1));
+    const R q = _mm512_add_ps(p, _mm512_permute_ps(p, 0x4E));
+    alignas(64) float t[16];
+    _mm512_store_ps(t, q);
+    for (int i = 0; i < 4; ++i) {
+      out[i] = t[4 * i];
+      out[i + 4] = t[4 * i + 1];
+    }
   }
 };
 
@@ -50,8 +68,9 @@ struct Vec {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{"avx512", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
+  static const Kernels k{"avx512", Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, attend_group, depthwise_rows, affine_hardswish,
+                        silu_mul};
   return k;
 }
 }  // namespace saccade::cpu

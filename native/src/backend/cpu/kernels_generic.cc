@@ -12,6 +12,7 @@ namespace {
 
 struct Vec {
   static constexpr int L = 8;
+  static constexpr int kAccumulators = 12;
   struct R {
     float v[8];
   };
@@ -41,6 +42,10 @@ struct Vec {
   }
   static R add(R a, R b) {
     for (int i = 0; i < 8; ++i) a.v[i] += b.v[i];
+    return a;
+  }
+  static R sub(R a, R b) {
+    for (int i = 0; i < 8; ++i) a.v[i] -= b.v[i];
     return a;
   }
   static R mul(R a, R b) {
@@ -91,8 +96,9 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", Vec::L, pack<float>, pack<uint16_t>, pack_bf16, gemm<float>, gemm<uint16_t>,
-                        gemm_bf16, attend_group, depthwise_rows, affine_hardswish};
+  static const Kernels k{"generic", Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, attend_group, depthwise_rows, affine_hardswish,
+                        silu_mul};
   return k;
 }
 }  // namespace saccade::cpu

@@ -1,7 +1,7 @@
 // Kernel bodies shared by every ISA. Included by a file that defines `struct Vec` with:
 //   static constexpr int L; using R; zero(); load(const float*); load_f16 and load_bf16(const uint16_t*);
-//   store(float*, R); fma(a, b, acc);
-//   add(a, b); mul(a, b); div(a, b); max(a, b); min(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
+//   store(float*, R); fma(a, b, acc); kAccumulators (vector registers a GEMM tile may keep as accumulators);
+//   add(a, b); sub(a, b); mul(a, b); div(a, b); max(a, b); min(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
 // Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
 // elements are computed together, never the arithmetic of one element, so results are independent of M and
@@ -60,24 +60,36 @@ inline void tile(const float* x, int K, const T* panels, const float* bias, floa
   }
 }
 
+// Panels [p_begin, p_end) for MR rows, NV panels at a time, the rest in narrower tiles.
 template <int MR, int NV, class T>
 inline void rows_tile(const float* x, int K, const T* w, const float* bias, float* y, int N, int p_begin, int p_end) {
   int p = p_begin;
   for (; p + NV <= p_end; p += NV) tile<MR, NV>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
-  for (; p < p_end; ++p) tile<MR, 1>(x, K, w + size_t(p) * K * Vec::L, bias, y, N, p * Vec::L);
+  if constexpr (NV > 1) {
+    if (p < p_end) rows_tile<MR, NV / 2>(x, K, w, bias, y, N, p, p_end);
+  }
 }
 
-// Panels [p_begin, p_end) of y = x W^T (+ bias). Panel groups stay in L1 while all rows of x pass them.
+// Panel groups of kPanelBlock stay in L1 while up to kRowBlock rows of x pass them at once. A tile of MR
+// rows keeps MR x NV accumulators in registers, as many as the ISA's register file leaves room for
+// (Vec::kAccumulators): the more independent FMA chains per loaded panel row, the closer to the FMA units'
+// peak.
+constexpr int kRowBlock = 6;
+constexpr int kPanelBlock = 4;
+constexpr int tile_panels(int rows) {
+  return Vec::kAccumulators / rows < kPanelBlock ? Vec::kAccumulators / rows : kPanelBlock;
+}
+
+// Panels [p_begin, p_end) of y = x W^T (+ bias).
 template <class T>
 void gemm(const float* x, int M, int K, const T* w, const float* bias, float* y, int N, int p_begin, int p_end) {
-  constexpr int kPanelBlock = 4;
   for (int pb = p_begin; pb < p_end; pb += kPanelBlock) {
     const int pe = pb + kPanelBlock < p_end ? pb + kPanelBlock : p_end;
     int m = 0;
-    for (; m + 6 <= M; m += 6) rows_tile<6, 2>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
-    for (; m + 4 <= M; m += 4) rows_tile<4, 3>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
-    for (; m + 2 <= M; m += 2) rows_tile<2, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
-    for (; m < M; ++m) rows_tile<1, 4>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + kRowBlock <= M; m += kRowBlock) rows_tile<kRowBlock, tile_panels(kRowBlock)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + 4 <= M; m += 4) rows_tile<4, tile_panels(4)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + 2 <= M; m += 2) rows_tile<2, tile_panels(2)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m < M; ++m) rows_tile<1, tile_panels(1)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
   }
 }
 
@@ -179,8 +191,15 @@ inline void weigh_values(const float* p, size_t pstride, const int* slots, int n
 // Softmax over p[0, n) in place. p has room for n rounded up to 8 and to L; the padding is zeroed before the
 // sum, so it never reaches a visible slot.
 inline void softmax(float* p, int n) {
+  // The maximum is exact in any order, so whole vectors first and then the tail.
+  const int whole = n - n % Vec::L;
+  typename Vec::R vmx = Vec::set1(-INFINITY);
+  for (int i = 0; i < whole; i += Vec::L) vmx = Vec::max(vmx, Vec::load(p + i));
+  float lanes[Vec::L];
+  Vec::store(lanes, vmx);
   float mx = -INFINITY;
-  for (int i = 0; i < n; ++i) mx = p[i] > mx ? p[i] : mx;
+  for (float v : lanes) mx = v > mx ? v : mx;
+  for (int i = whole; i < n; ++i) mx = p[i] > mx ? p[i] : mx;
   const int padded = (n + Vec::L - 1) / Vec::L * Vec::L;
   const typename Vec::R neg_mx = Vec::set1(-mx);
   typename Vec::R acc = Vec::zero();
@@ -276,6 +295,27 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
         out[c] = acc;
       }
     }
+}
+
+// silu(g) * u = g * sigmoid(g) * u with sigmoid(g) = exp(min(g, 0)) / (1 + exp(-|g|)): both exponents are
+// non-positive, so neither overflows. The tail runs through the same vector arithmetic on a padded copy, so an
+// element's result does not depend on where it falls.
+inline typename Vec::R silu_mul_vec(typename Vec::R g, typename Vec::R u) {
+  const typename Vec::R zero = Vec::zero();
+  const typename Vec::R e = exp_nonpositive(Vec::min(g, Vec::sub(zero, g)));
+  const typename Vec::R sig = Vec::div(exp_nonpositive(Vec::min(g, zero)), Vec::add(Vec::set1(1.0f), e));
+  return Vec::mul(Vec::mul(g, sig), u);
+}
+
+void silu_mul(const float* gate, const float* up, float* out, size_t n) {
+  size_t i = 0;
+  for (; i + Vec::L <= n; i += Vec::L) Vec::store(out + i, silu_mul_vec(Vec::load(gate + i), Vec::load(up + i)));
+  if (i == n) return;
+  float g[Vec::L] = {}, u[Vec::L] = {}, o[Vec::L];
+  std::copy(gate + i, gate + n, g);
+  std::copy(up + i, up + n, u);
+  Vec::store(o, silu_mul_vec(Vec::load(g), Vec::load(u)));
+  std::copy(o, o + (n - i), out + i);
 }
 
 // x = hardswish(x * s1 + b1) * s2 + b2 in place, in the order the scalar form rounds: z = x * s1 + b1, then
