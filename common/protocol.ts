@@ -38,6 +38,9 @@ export interface ModelInfo {
   path: string;
   /** The checkpoint carries an MTP head, so decode mode 'mtp' is available. */
   mtpHead: boolean;
+  /** The checkpoint drafts blocks by masked diffusion (ours, or a GLM-OCR folder converted to dual mode), so
+   * modes 'spec' and 'diffusion' are available. */
+  drafter: boolean;
   /** 'saccade_ocr' (our own checkpoints) or 'glm_ocr' (a Hugging Face GLM-OCR folder), as the engine reads it. */
   modelType: string;
   /** The folder's README.md (its model card), cut at MAX_MODEL_CARD_CHARS; null where the folder has none. */
@@ -46,12 +49,11 @@ export interface ModelInfo {
   embedded: boolean;
 }
 
-/** A GLM-OCR checkpoint has no diffusion drafter: it decodes only with these modes. */
-export const GLM_OCR_MODES: readonly DecodeMode[] = ['ar', 'mtp'];
-
 /** The decode modes a model can run, and for the others the one line the UI shows why not. */
-export function modeUnavailable(model: Pick<ModelInfo, 'modelType' | 'mtpHead'>, mode: DecodeMode): string | null {
-  if (model.modelType === 'glm_ocr' && !GLM_OCR_MODES.includes(mode)) return 'a GLM-OCR model has no diffusion drafter';
+export function modeUnavailable(model: Pick<ModelInfo, 'drafter' | 'mtpHead'>, mode: DecodeMode): string | null {
+  if ((mode === 'spec' || mode === 'diffusion') && !model.drafter) {
+    return 'this model has no diffusion drafter (a GLM-OCR folder needs the dual-mode conversion)';
+  }
   if (mode === 'mtp' && !model.mtpHead) return 'this model has no MTP head';
   return null;
 }

@@ -87,7 +87,7 @@ test('ocr CLI: a GLM-OCR folder reads with its MTP layer by default and reports 
   assert.match(r.stderr, /stages: model load [\d.]+ s; over [1-9]\d* region\(s\) image encoding [\d.]+ s, prefill [\d.]+ s, decoding [\d.]+ s/);
   const spec = cli('--mode', 'spec');
   assert.equal(spec.status, 1);
-  assert.match(spec.stderr, /mode spec needs a checkpoint converted for it; a GLM-OCR folder decodes with mode ar or mtp/);
+  assert.match(spec.stderr, /mode spec needs a checkpoint that drafts by masked diffusion; a plain GLM-OCR folder decodes with mode ar or mtp/);
 });
 
 test('ocr CLI options: tables are read by cells unless --tables whole asks for the model\'s table mode', () => {

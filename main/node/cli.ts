@@ -33,7 +33,7 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
-                     [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar]
+                     [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar, and spec or diffusion once converted to dual mode]
                      [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
                      [--batch N regions per forward, up to ${MAX_BATCH}]
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with

@@ -38,6 +38,7 @@ export function describeModel(model: NativeModel, dir: string): ModelInfo {
     parameters: Number(info.parameters ?? 0),
     path: dir,
     mtpHead: Boolean(info.mtpHead),
+    drafter: Number(info.diffusionBlockSize ?? 0) > 0,
     modelType: String(info.modelType ?? 'saccade_ocr'),
     card: readModelCard(dir),
     embedded: dir === defaultModelDir(),

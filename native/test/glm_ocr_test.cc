@@ -396,7 +396,7 @@ TEST(glm_ocr_text_and_token_events_are_whole_characters) {
   std::printf("     token events whose text is not their own token's bytes: %d\n", held);
 }
 
-TEST(glm_ocr_refuses_self_spec_and_diffusion) {
+TEST(glm_ocr_plain_folder_refuses_self_spec_and_diffusion) {
   Model& m = *golden().model;
   const Case c = cases()[0];
   std::atomic<bool> cancel{false};
@@ -404,7 +404,8 @@ TEST(glm_ocr_refuses_self_spec_and_diffusion) {
   NullSink sink;
   for (DecodeMode mode : {DecodeMode::Spec, DecodeMode::Diffusion})
     CHECK_THROWS_WITH(decode_regions(m, {region(c, "text")}, greedy(mode, 4, 8), sink, cancel, &memory),
-                      "needs a checkpoint converted for it; a GLM-OCR folder decodes with mode ar or mtp");
+                      "needs a checkpoint that drafts by masked diffusion; a plain GLM-OCR folder decodes with "
+                      "mode ar or mtp until training/glm_ocr/convert_dual.py converts it");
   RegionInput grey = region(c, "text");
   grey.channels = 1;
   grey.pixels.resize(size_t(c.w) * c.h);
@@ -507,4 +508,50 @@ TEST(glm_ocr_loader_refuses_what_it_does_not_implement) {
 
   edit(dir + "/tokenizer_config.json", "<|assistant|>\\n", "<|assistant|>");
   CHECK_THROWS_WITH(load(dir), "chat template: not GLM-OCR's");
+}
+
+namespace {
+
+// What training/glm_ocr/convert_dual.py adds to config.json, with the tiny tokenizer's [MASK] (id 441).
+const std::string kDualMode =
+    "\"saccade_dual_mode\": {\"mask_token_id\": 441, \"block_size\": 32, \"diffusion_predicts\": \"own position\", "
+    "\"mask_attention\": \"bidirectional within a block, causal to earlier blocks\"}, \"architectures\"";
+
+}  // namespace
+
+// A dual-mode folder runs the self-speculative and diffusion strategies our own model runs: its mask rows
+// take the text positions after the committed ones, and greedy self-spec gives AR's ids exactly, for fixed
+// and automatic block sizes (the tiny weights are random, so drafts are mostly rejected: what is checked is
+// the protocol, not the acceptance). A conversion with other conventions is refused in one line.
+TEST(glm_ocr_dual_mode_folder_self_speculates_exactly) {
+  const std::string dir = tiny_copy("dual");
+  edit(dir + "/config.json", "\"architectures\"", kDualMode);
+  const std::unique_ptr<Model> m = load(dir);
+  CHECK(m->cfg.mask_token_id == 441 && m->cfg.diffusion_block_size == 32);
+  std::atomic<bool> cancel{false};
+  ModelMemory memory;
+  int accepted = 0;
+  for (const Case& c : cases())
+    for (const char* kind : kKinds) {
+      const std::string name = c.name + "." + kind;
+      NullSink null;
+      const auto ar = decode_regions(*m, {region(c, kind)}, greedy(DecodeMode::AR, 0, 24), null, cancel, &memory);
+      for (int B : {2, 4, 8, 0}) {
+        sctest::Collect sink;
+        const auto spec = decode_regions(*m, {region(c, kind)}, greedy(DecodeMode::Spec, B, 24), sink, cancel, &memory);
+        CHECK_MSG(spec.regions[0].tokens == ar.regions[0].tokens, name << " self-spec (B=" << B << ") != AR");
+        for (const Event& e : sink.events)
+          if (e.type == Event::Type::Round) accepted += e.accepted;
+      }
+      const auto diff = decode_regions(*m, {region(c, kind)}, greedy(DecodeMode::Diffusion, 8, 24), null, cancel, &memory);
+      CHECK_MSG(!diff.regions[0].tokens.empty() && diff.regions[0].tokens.size() <= 24, name << " diffusion");
+    }
+  std::printf("     self-spec guesses accepted over all runs: %d\n", accepted);
+
+  edit(dir + "/config.json", "own position", "next position");
+  CHECK_THROWS_WITH(load(dir), "config.json: saccade_dual_mode.diffusion_predicts is next position; this engine "
+                               "implements own position");
+  edit(dir + "/config.json", "next position", "own position");
+  edit(dir + "/config.json", "\"mask_token_id\": 441", "\"mask_token_id\": 512");
+  CHECK_THROWS_WITH(load(dir), "config.json: saccade_dual_mode.mask_token_id = 512 is out of range [0, 511]");
 }

@@ -75,7 +75,7 @@ test('the picker switches to a GLM-OCR folder, shows its card, and turns off the
   assert.equal(await mode.locator('option[value=diffusion]').isDisabled(), true);
   assert.equal(await mode.locator('option[value=mtp]').isDisabled(), false);
   assert.equal(await mode.inputValue(), 'mtp', 'the mode it cannot run gave way to its MTP head');
-  assert.match(await settings.getByTestId('mode-limits').innerText(), /GLM-OCR model has no diffusion drafter/);
+  assert.match(await settings.getByTestId('mode-limits').innerText(), /this model has no diffusion drafter \(a GLM-OCR folder needs the dual-mode conversion\)/);
 
   // Back through the picker: the folder is remembered, and the embedded model is one click away.
   await status.click();

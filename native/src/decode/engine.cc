@@ -51,9 +51,10 @@ const ForwardCosts& model_costs(Model& m, ModelMemory* memory, Sequence& first) 
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
                             EventSink& sink, const std::atomic<bool>& cancel, ModelMemory* memory) {
   validate(o, m.cfg.text.num_layers);
-  if (m.glm && (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Diffusion))
+  if (m.cfg.mask_token_id < 0 && (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Diffusion))
     throw EngineError(std::string("mode ") + (o.mode == DecodeMode::Spec ? "spec" : "diffusion") +
-                      " needs a checkpoint converted for it; a GLM-OCR folder decodes with mode ar or mtp");
+                      " needs a checkpoint that drafts by masked diffusion; a plain GLM-OCR folder decodes with "
+                      "mode ar or mtp until training/glm_ocr/convert_dual.py converts it");
   DecodeResult result;
   Decoder dec(m);
   const bool auto_block = (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp) && o.block_size == 0;

@@ -202,6 +202,17 @@ ProcessorConfig parse_processor(const Fields& f, const VisionConfig& v) {
   return p;
 }
 
+// What a dual-mode conversion adds to config.json. The engine's drafts assume the conversion's label and
+// attention conventions (those of the saccade format), so a folder trained with others is refused rather
+// than decoded into wrong drafts.
+void parse_dual_mode(const Fields& f, int vocab, ModelConfig* e) {
+  e->mask_token_id = f.integer("mask_token_id", 0, vocab - 1);
+  e->diffusion_block_size = f.integer("block_size", 1, 1024);
+  f.expect("diffusion_predicts", "own position");
+  f.expect("mask_attention", "bidirectional within a block, causal to earlier blocks");
+  f.refuse_unknown({"mask_token_id", "block_size", "diffusion_predicts", "mask_attention"});
+}
+
 }  // namespace
 
 bool is_glm_ocr(const std::string& config_json) {
@@ -237,9 +248,15 @@ Config parse_config(const std::string& config_json, const std::string& preproces
     if (c.vision.out_hidden_size != e->text.hidden_size)
       throw EngineError("vision_config.out_hidden_size must equal text_config.hidden_size: image features "
                         "replace token embeddings");
+    // The saccade format's fields that a GLM-OCR folder has no use for: its prompt is rendered from the chat
+    // template (prompt.cc). Self-speculation and diffusion need the mask token and block size of a dual-mode
+    // conversion (training/glm_ocr/convert_dual.py); a plain folder has neither, and those modes are refused.
+    e->bos_token_id = e->mask_token_id = e->prompt_text = e->prompt_table = e->prompt_formula = -1;
+    e->diffusion_block_size = 0;
+    if (f.find("saccade_dual_mode")) parse_dual_mode(Fields(f.at("saccade_dual_mode"), "saccade_dual_mode"), V, e);
     f.refuse_unknown({"architectures", "model_type", "dtype", "torch_dtype", "tie_word_embeddings", "text_config",
                       "vision_config", "image_token_id", "image_start_token_id", "image_end_token_id",
-                      "video_token_id", "video_start_token_id", "video_end_token_id"});
+                      "video_token_id", "video_start_token_id", "video_end_token_id", "saccade_dual_mode"});
   } catch (const EngineError& err) {
     throw EngineError(std::string("config.json: ") + err.what());
   }
@@ -254,10 +271,6 @@ Config parse_config(const std::string& config_json, const std::string& preproces
       int(c.processor.max_pixels / c.processor.temporal_patch_size / (c.processor.factor() * c.processor.factor()));
   e->eos_token_id = c.eos_token_ids[0];
   e->eos_token_ids = c.eos_token_ids;
-  // The saccade format's fields that a GLM-OCR folder has no use for: its prompt is rendered from the chat
-  // template (prompt.cc) and self-speculation and diffusion are refused for it.
-  e->bos_token_id = e->mask_token_id = e->prompt_text = e->prompt_table = e->prompt_formula = -1;
-  e->diffusion_block_size = 0;
   return c;
 }
 
