@@ -1,7 +1,7 @@
 // Layout measured against the generator's region ground truth (test/fixtures/pages, made by
 // scripts/make_samples.py), and page preparation against pages turned, tilted, darkened and faded on purpose.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
@@ -94,6 +94,19 @@ test('dark and faint scans give the same text lines as the clean page', async ()
   for (const [name, n] of [['dark', dark], ['faint', faint]] as const) {
     assert.ok(Math.abs(n - clean) <= 0.1 * clean, `${name}: ${n} lines vs ${clean} clean`);
   }
+});
+
+// A real scan (the development set's licence allows evaluation only, so it is read from where it lies, never
+// copied): a dot-matrix receipt whose grey dots fall apart into specks at Otsu's threshold.
+const DOT_MATRIX_RECEIPT = '/work/shared/data/real-dev/sroie-receipts/images/600.jpg';
+
+test('a dot-matrix receipt lays out as its lines, not as its dots', { skip: existsSync(DOT_MATRIX_RECEIPT) ? false : `${DOT_MATRIX_RECEIPT} is absent (the development scans)` }, async () => {
+  const p = preparePage(await gray(DOT_MATRIX_RECEIPT));
+  const layout = analyseLayout(p.ink, p.gray.width, p.gray.height);
+  const lines = layout.blocks.reduce((n, b) => n + b.lines.length, 0);
+  // Its ground truth has 49 lines (some side by side on the page); the specks made 437.
+  assert.ok(lines >= 30 && lines <= 60, `${lines} lines`);
+  assert.ok(layout.charHeight >= 15, `letter height ${layout.charHeight} px: the dots' height, not the letters'`);
 });
 
 test('white text on a dark band reads as the black text it was; a white box inside the band keeps its polarity', async () => {

@@ -149,21 +149,26 @@ export function otsuThreshold(img: GrayImage): number {
 }
 
 /**
- * The ink threshold: Otsu's, unless a higher one finds at least twice the glyph-sized components. Thin grey
- * strokes (small print in a low-resolution image, a faded thermal receipt) never get as dark as bold text
- * and rules, which set Otsu's split, and fall apart into specks below the size counted. A large page is
+ * The ink threshold: Otsu's, unless a higher one finds at least twice the glyph-sized components, or finds
+ * letters at least twice as tall. Thin grey strokes (small print in a low-resolution image, a faded thermal
+ * receipt) never get as dark as bold text and rules, which set Otsu's split, and fall apart into specks below
+ * the size counted. Dot-matrix print falls apart further, into specks only, so that the tallest tenth of them
+ * is itself a speck; at the threshold where the dots join, the tallest tenth is letters again. A large page is
  * counted at half size (each 2 x 2 averaged): its letters are big enough.
  */
 export function inkThreshold(img: GrayImage): number {
   const sample = img.width * img.height > 4_000_000 ? halve(img) : img;
   const otsu = otsuThreshold(img);
-  const needed = 2 * glyphSized(sample, otsu);
-  let best = { t: otsu, glyphs: 0 };
-  for (const t of [160, 185, 200].filter((v) => v > otsu)) {
-    const glyphs = glyphSized(sample, t);
-    if (glyphs >= needed && glyphs > best.glyphs) best = { t, glyphs };
+  const atOtsu = glyphSized(sample, otsu);
+  let best = { t: otsu, count: 0 };
+  let joined = { t: otsu, tall: 0 };
+  for (const t of [160, 185, 200, 215].filter((v) => v > otsu)) {
+    const g = glyphSized(sample, t);
+    if (g.count >= 2 * atOtsu.count && g.count > best.count) best = { t, count: g.count };
+    // Joined dots: letters at least twice the specks' height, the tallest found.
+    if (g.tall >= 2 * atOtsu.tall && g.tall > joined.tall) joined = { t, tall: g.tall };
   }
-  return best.t;
+  return joined.tall > 0 ? joined.t : best.t;
 }
 
 export function binarise(img: GrayImage, threshold = inkThreshold(img)): Uint8Array {
@@ -173,12 +178,15 @@ export function binarise(img: GrayImage, threshold = inkThreshold(img)): Uint8Ar
   return ink;
 }
 
-/** Components at least half as tall as the tallest tenth: letters, not the specks of broken ones. */
-function glyphSized(img: GrayImage, threshold: number): number {
+/**
+ * Components at least half as tall as the tallest tenth (letters, not the specks of broken ones): how many,
+ * and that tenth's height.
+ */
+function glyphSized(img: GrayImage, threshold: number): { count: number; tall: number } {
   const heights = connectedComponents(binarise(img, threshold), img.width, img.height)
     .filter((c) => c.area >= 4).map((c) => c.y1 - c.y0).sort((a, b) => a - b);
   const tall = heights[Math.floor(0.9 * (heights.length - 1))] ?? 0;
-  return heights.filter((h) => h >= Math.max(3, 0.5 * tall)).length;
+  return { count: heights.filter((h) => h >= Math.max(3, 0.5 * tall)).length, tall };
 }
 
 function halve(img: GrayImage): GrayImage {
