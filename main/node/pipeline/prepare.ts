@@ -164,7 +164,8 @@ export function inkThreshold(img: GrayImage): number {
   let joined = { t: otsu, tall: 0 };
   for (const t of [160, 185, 200, 215].filter((v) => v > otsu)) {
     const g = glyphSized(sample, t);
-    if (g.count >= 2 * atOtsu.count && g.count > best.count) best = { t, count: g.count };
+    // More glyphs, of letters' height still: noise at a threshold near the paper is many specks.
+    if (g.count >= 2 * atOtsu.count && g.count > best.count && g.tall >= 0.5 * atOtsu.tall) best = { t, count: g.count };
     // Joined dots: letters at least twice the specks' height, the tallest found.
     if (g.tall >= 2 * atOtsu.tall && g.tall > joined.tall) joined = { t, tall: g.tall };
   }
