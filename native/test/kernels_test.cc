@@ -172,8 +172,9 @@ TEST(center_rows_subtracts_each_columns_mean_in_row_order) {
 
 namespace {
 
-// The line encoder's two element-wise kernels must round exactly as their plain loops do, on every ISA, for
-// channel counts with and without a vector tail, strides (2, 1) and 1, and kernels 3 and 5.
+// The line encoder's two element-wise kernels must round exactly as their loops do (the depthwise one with a
+// fused multiply-add where the ISA has one), for channel counts with and without a vector tail, strides
+// (2, 1) and 1, and kernels 3 and 5.
 void check_line_kernels(const cpu::Kernels& kern) {
   for (int C : {16, 19})
     for (int k : {3, 5})
@@ -191,8 +192,10 @@ void check_line_kernels(const cpu::Kernels& kern) {
               for (int ky = 0; ky < k; ++ky)
                 for (int kx = 0; kx < k; ++kx) {
                   const int y = oy * sy + ky - pad, x = ox * sx + kx - pad;
-                  if (y >= 0 && y < H && x >= 0 && x < W)
-                    acc += src[(size_t(y) * W + x) * C + c] * w[size_t(c) * k * k + size_t(ky * k + kx)];
+                  if (y >= 0 && y < H && x >= 0 && x < W) {
+                    const float s = src[(size_t(y) * W + x) * C + c], t = w[size_t(c) * k * k + size_t(ky * k + kx)];
+                    acc = kern.fused ? std::fma(s, t, acc) : acc + s * t;
+                  }
                 }
               want[(size_t(oy) * Wo + ox) * C + c] = acc;
             }

@@ -11,7 +11,7 @@
 
 namespace saccade {
 
-Buffer::Buffer(Backend* b, size_t n) : backend_(b), ptr_(b->alloc(n)), n_(n) {}
+Buffer::Buffer(Backend* b, size_t n, Contents contents) : backend_(b), ptr_(b->alloc(n, contents)), n_(n) {}
 
 Buffer::~Buffer() {
   if (ptr_) backend_->free(ptr_);

@@ -16,10 +16,14 @@ namespace saccade {
 class Backend;
 
 // Device memory of n floats, freed through its backend.
+// What a new buffer holds: zeros, or nothing defined, for an output the next op writes in full (a line
+// encoder's activations: zeroing them was a few per cent of reading a page).
+enum class Contents { Zeros, Undefined };
+
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(Backend* b, size_t n);
+  Buffer(Backend* b, size_t n, Contents contents = Contents::Zeros);
   ~Buffer();
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept;
@@ -75,7 +79,7 @@ class Backend {
   virtual std::string kernel_isa() const = 0;
   virtual int threads() const = 0;
 
-  virtual float* alloc(size_t n) = 0;
+  virtual float* alloc(size_t n, Contents contents) = 0;
   virtual void free(float* p) = 0;
   virtual void upload(float* dst, const float* host, size_t n) = 0;
   virtual void download(float* host, const float* src, size_t n) = 0;

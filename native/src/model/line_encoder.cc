@@ -62,21 +62,21 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   const LineEncoderConfig& e = m.cfg.vision.encoder;
   int H = im.height, W = im.width, C = e.stem_channels;
 
-  Buffer x(&be, im.pixels.size());
+  Buffer x(&be, im.pixels.size(), Contents::Undefined);
   be.upload(x.data(), im.pixels.data(), im.pixels.size());
   {  // stem: 3x3, stride 2, on the grey line
-    Buffer cols(&be, size_t(H / 2) * (W / 2) * 9);
+    Buffer cols(&be, size_t(H / 2) * (W / 2) * 9, Contents::Undefined);
     be.im2col_3x3_s2(x.data(), H, W, 1, cols.data());
     H /= 2;
     W /= 2;
-    x = Buffer(&be, size_t(H) * W * C);
+    x = Buffer(&be, size_t(H) * W * C, Contents::Undefined);
     be.linear(cols.data(), H * W, lv.stem, lv.stem_b.data(), x.data());
   }
   for (size_t i = 0; i < lv.blocks.size(); ++i) {
     const LineBlock& b = lv.blocks[i];
     const LineBlockConfig& bc = e.blocks[i];
     const int Ho = (H + bc.stride_h - 1) / bc.stride_h, Wo = (W + bc.stride_w - 1) / bc.stride_w;
-    Buffer y(&be, size_t(Ho) * Wo * C);
+    Buffer y(&be, size_t(Ho) * Wo * C, Contents::Undefined);
     be.depthwise_conv(x.data(), H, W, C, bc.kernel, bc.stride_h, bc.stride_w, b.dw.depthwise.data(), b.dw.bias.data(),
                       y.data());
     activate(be, b.dw, y.data(), y.size());
@@ -90,7 +90,7 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
       be.linear(mid.data(), 1, b.se_expand, b.se_expand_b.data(), gate.data());
       be.scale_columns_hardsigmoid(y.data(), H * W, C, gate.data());
     }
-    x = Buffer(&be, size_t(H) * W * bc.out);
+    x = Buffer(&be, size_t(H) * W * bc.out, Contents::Undefined);
     be.linear(y.data(), H * W, b.pw.pointwise, b.pw.bias.data(), x.data());
     C = bc.out;
     activate(be, b.pw, x.data(), x.size());
@@ -121,7 +121,7 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   be.linear(fused.data(), T, lv.neck_out, lv.neck_out_b.data(), f.neck.data());
   be.silu(f.neck.data(), f.neck.size());
 
-  Buffer logits(&be, size_t(T) * e.num_classes);
+  Buffer logits(&be, size_t(T) * e.num_classes, Contents::Undefined);
   be.linear(f.neck.data(), T, lv.ctc, lv.ctc_b.data(), logits.data());
   f.ctc_logits.resize(logits.size());
   be.download(f.ctc_logits.data(), logits.data(), logits.size());
@@ -195,7 +195,13 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading
     double sum = 0;
     for (int j = 0; j < K; ++j) sum += (p[size_t(j)] = std::exp(z[j] - top));
     float* row = folded.data() + size_t(t) * classes;
-    for (int j = 0; j < K; ++j) row[lv.ctc_map[size_t(j)]] += float(p[size_t(j)] / sum);
+    // Each class's share summed in ascending CTC class order, as a scatter in that order would.
+    for (int c = 0; c < classes; ++c) {
+      float acc = 0.0f;
+      for (int i = lv.ctc_class_start[size_t(c)]; i < lv.ctc_class_start[size_t(c) + 1]; ++i)
+        acc += float(p[size_t(lv.ctc_by_class[size_t(i)])] / sum);
+      row[c] = acc;
+    }
   }
   if (reading && e.reading_positions) {
     const int blank = m.cfg.text.vocab_size;

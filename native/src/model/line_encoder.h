@@ -49,6 +49,10 @@ struct LineVision {
   Weight proj_fc2, ctc_table;  // ctc_table [D, V + 2]: the token embeddings and the two extra rows, transposed
   Buffer proj_fc1_b, proj_fc2_b, proj_norm;
   std::vector<int> ctc_map;  // CTC class -> our class (token id, V = blank, V + 1 = a character we lack)
+  // The CTC classes grouped by the class they fold onto, ascending within a group: group c is
+  // ctc_by_class[ctc_class_start[c], ctc_class_start[c + 1]). Each folded probability is then summed in a
+  // register rather than through memory (most of the 6,623 characters fold onto one class).
+  std::vector<int> ctc_by_class, ctc_class_start;
   // What the reading prior (decode/reading_prior.h) scores: the tokens a reading can show (single characters,
   // ascending) and the folded class whose column each reads: its own when some CTC class folds onto it, else
   // its config reading_prior.read_as stand-in's, else "a character we lack" (V + 1).

@@ -264,6 +264,12 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
       throw EngineError("model.safetensors: ctc_map holds a class outside [0, vocab_size + 2)");
     lv->ctc_map.push_back(int(v));
   }
+  lv->ctc_class_start.assign(size_t(V + 3), 0);
+  for (int c : lv->ctc_map) ++lv->ctc_class_start[size_t(c) + 1];
+  for (int c = 0; c < V + 2; ++c) lv->ctc_class_start[size_t(c) + 1] += lv->ctc_class_start[size_t(c)];
+  lv->ctc_by_class.resize(lv->ctc_map.size());
+  std::vector<int> next(lv->ctc_class_start.begin(), lv->ctc_class_start.end() - 1);
+  for (int j = 0; j < int(lv->ctc_map.size()); ++j) lv->ctc_by_class[size_t(next[size_t(lv->ctc_map[size_t(j)])]++)] = j;
   return lv;
 }
 

@@ -44,12 +44,12 @@ class CpuBackend final : public Backend {
   std::string kernel_isa() const override { return k_.isa; }
   int threads() const override { return pool_.size(); }
 
-  float* alloc(size_t n) override {
+  float* alloc(size_t n, Contents contents) override {
     // 64-byte aligned so vector loads of row starts never split cache lines more than necessary.
     size_t bytes = std::max<size_t>(64, (n * sizeof(float) + 63) / 64 * 64);
     void* p = std::aligned_alloc(64, bytes);
     if (!p) throw std::bad_alloc();
-    std::memset(p, 0, bytes);
+    if (contents == Contents::Zeros) std::memset(p, 0, bytes);
     return static_cast<float*>(p);
   }
   void free(float* p) override { std::free(p); }

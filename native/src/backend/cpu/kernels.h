@@ -9,6 +9,7 @@ namespace saccade::cpu {
 
 struct Kernels {
   const char* isa;
+  bool fused;  // multiply-adds round once (FMA); the portable kernels round the product and the sum
   int panel;  // output columns per packed weight panel
   // The GEMM's tile: up to row_block rows of x by panel_block panels; a caller splitting work between threads
   // along these keeps every tile whole.

@@ -79,6 +79,7 @@ struct Vec {
     for (int i = 0; i < 8; ++i) c.v[i] += a.v[i] * b.v[i];
     return c;
   }
+  static float fma1(float a, float b, float c) { return c + a * b; }
   static float hsum(R r) {
     float a[4];
     for (int i = 0; i < 4; ++i) a[i] = r.v[i] + r.v[i + 4];
@@ -96,7 +97,7 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
+  static const Kernels k{"generic", false, Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, attend_group, depthwise_rows, affine_hardswish,
                         silu_mul};
   return k;

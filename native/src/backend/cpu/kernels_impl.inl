@@ -1,6 +1,6 @@
 // Kernel bodies shared by every ISA. Included by a file that defines `struct Vec` with:
 //   static constexpr int L; using R; zero(); load(const float*); load_f16 and load_bf16(const uint16_t*);
-//   store(float*, R); fma(a, b, acc); kAccumulators (vector registers a GEMM tile may keep as accumulators);
+//   store(float*, R); fma(a, b, acc) and fma1 (its scalar form, rounding as it does); kAccumulators (vector registers a GEMM tile may keep as accumulators);
 //   add(a, b); sub(a, b); mul(a, b); div(a, b); max(a, b); min(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
 // Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
@@ -262,8 +262,9 @@ void attend_group(const AttentionArgs& a, int row, int kv_head, float* probs, in
 }
 
 // Output rows [oy_begin, oy_end) of a depthwise convolution (Kernels::depthwise_rows). Each output element is
-// its bias plus each in-bounds tap's product, added in (ky, kx) order, one rounding per multiply and per add:
-// the arithmetic of the plain loop, L channels at a time.
+// its bias plus each in-bounds tap's product, accumulated in (ky, kx) order with Vec::fma (one rounding per
+// tap where the ISA fuses, as the CUDA kernel's contracted loop does), L channels at a time; a channel tail
+// goes through the same arithmetic one channel at a time (Vec::fma1).
 void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx, const float* taps,
                     const float* bias, float* dst, int oy_begin, int oy_end) {
   const int Wo = (W + sx - 1) / sx, pad = k / 2, cv = C - C % Vec::L;
@@ -278,7 +279,7 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
           for (int kx = 0; kx < k; ++kx) {
             if (x0 + kx < 0 || x0 + kx >= W) continue;
             const float* in = src + (size_t(y0 + ky) * W + size_t(x0 + kx)) * C + c;
-            acc = Vec::add(acc, Vec::mul(Vec::load(in), Vec::load(taps + size_t(ky * k + kx) * C + c)));
+            acc = Vec::fma(Vec::load(in), Vec::load(taps + size_t(ky * k + kx) * C + c), acc);
           }
         }
         Vec::store(out + c, acc);
@@ -289,7 +290,8 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
           if (y0 + ky < 0 || y0 + ky >= H) continue;
           for (int kx = 0; kx < k; ++kx) {
             if (x0 + kx < 0 || x0 + kx >= W) continue;
-            acc += src[(size_t(y0 + ky) * W + size_t(x0 + kx)) * C + c] * taps[size_t(ky * k + kx) * C + c];
+            acc = Vec::fma1(src[(size_t(y0 + ky) * W + size_t(x0 + kx)) * C + c], taps[size_t(ky * k + kx) * C + c],
+                            acc);
           }
         }
         out[c] = acc;

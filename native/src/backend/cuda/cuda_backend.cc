@@ -49,12 +49,11 @@ class CudaBackend final : public Backend {
   std::string kernel_isa() const override { return isa_ + ", gemm " + gemm_name_; }
   int threads() const override { return 1; }  // one host thread drives the stream
 
-  float* alloc(size_t n) override {
+  float* alloc(size_t n, Contents contents) override {
     void* p = nullptr;
     const size_t bytes = std::max<size_t>(4, n * sizeof(float));
     check(cudaMallocAsync(&p, bytes, stream_), "cudaMallocAsync");
-    // Zeroed like the CPU backend's buffers.
-    check(cudaMemsetAsync(p, 0, bytes, stream_), "cudaMemsetAsync");
+    if (contents == Contents::Zeros) check(cudaMemsetAsync(p, 0, bytes, stream_), "cudaMemsetAsync");
     return static_cast<float*>(p);
   }
   // Called from Buffer's destructor, which must not throw; the pool reports nothing useful at that point.
