@@ -63,11 +63,14 @@ export function normalisedEditDistance<T>(a: readonly T[], b: readonly T[]): num
   return n === 0 ? 0 : editDistance(a, b) / n;
 }
 
-/** The words a reader sees in our Markdown: no heading or list marks, no HTML tags, no formula fences. */
+/**
+ * The words a reader sees in our Markdown: no heading or list marks, no HTML tags, no formula fences. A tag
+ * is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
+ */
 export function markdownPlainText(md: string): string {
   return md
     .replace(/<\/(td|th)>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
+    .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?\/?>/g, ' ')
     .replace(/^\s*(#{1,6}|[-*]|\d+\.)\s+/gm, '')
     .replace(/\$\$/g, ' ')
     .replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");

@@ -109,6 +109,22 @@ function longRuns(ink: Uint8Array, width: number, box: Box, fraction: number): {
   return { rows, cols, inner };
 }
 
+/** The share of a box's ink within 8% of its shorter side from its edges. */
+function edgeShare(ink: Uint8Array, width: number, box: Box): number {
+  const m = Math.round(0.08 * Math.min(box.x1 - box.x0, box.y1 - box.y0));
+  let edge = 0;
+  let all = 0;
+  for (let y = box.y0; y < box.y1; y++) {
+    const nearRow = y < box.y0 + m || y >= box.y1 - m;
+    for (let x = box.x0; x < box.x1; x++) {
+      if (ink[y * width + x] !== 1) continue;
+      all++;
+      if (nearRow || x < box.x0 + m || x >= box.x1 - m) edge++;
+    }
+  }
+  return all ? edge / all : 0;
+}
+
 /**
  * Groups components into text lines: neighbours that share most of their height and sit within a word gap,
  * cut again where they cross a column gutter narrower than that gap.
@@ -272,7 +288,10 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
       // paper; a shape mostly ink (a logo or banner with letters cut out of it has a long run on every row
       // between its letters) is a figure, not a table to read.
       const solid = c.area > 0.4 * w * h;
-      if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.inner === 0) frames.push(c);
+      // What flattening a grey band's paper leaves of it is its rim: a thick frame (a table's rules are thin),
+      // the band's letters touching it and perhaps one inner run through them, most of its ink along its edges.
+      const rim = runs.inner <= 1 && c.area > 0.15 * w * h && edgeShare(ink, width, c) >= 0.5;
+      if (!solid && runs.rows >= 2 && runs.cols >= 2 && (runs.inner === 0 || rim)) frames.push(c);
       else if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
       else if (c.area / (w * h) > 0.02) figures.push(c);
     } else if (w > 0 && h <= 8 * xh) {
