@@ -6,7 +6,7 @@
 //     draft can pay on this backend.
 // Meant for the full-size random checkpoint from training/glm_ocr/make_full_random.py, whose speed is the
 // real one's (its tokens are not).
-// Exit status: 0 done, 3 the backend refuses GLM-OCR (reported, not an error), 2 error.
+// Exit status: 0 done, 2 error.
 //
 // Usage: saccade_glm_bench FOLDER [--out results.json] [--backend cpu|cuda] [--width W] [--height H]
 //                          [--max-new N]
@@ -103,12 +103,10 @@ int main(int argc, char** argv) {
       << ",\n \"parameters\": " << m->parameter_count << ",\n \"load_s\": " << load_s;
   } catch (const std::exception& e) {
     const std::string why = e.what();
-    const bool refused = why.find("not yet on the") != std::string::npos;
-    std::printf("glm bench: %s: %s\n", refused ? "refused" : "error", why.c_str());
-    j << ",\n \"status\": " << quoted(refused ? "not yet on " + backend : "error") << ",\n \"error\": "
-      << quoted(why) << "\n}\n";
+    std::printf("glm bench: error: %s\n", why.c_str());
+    j << ",\n \"status\": \"error\",\n \"error\": " << quoted(why) << "\n}\n";
     write(out_path, j.str());
-    return refused ? 3 : 2;
+    return 2;
   }
   try {
     const RegionInput in = page(width, height);

@@ -167,14 +167,13 @@ std::unique_ptr<MtpHead> load_mtp(Reader& r, const TextConfig& t) {
   return h;
 }
 
-// GLM-OCR has been checked against its goldens on the CPU backend only; "auto" picks the CPU for it.
+// GLM-OCR has been checked against its goldens on the CPU backend only, so "auto" picks the CPU for it; a
+// backend asked for by name runs it (the CUDA backend has every op it uses), which is how `npm run
+// gpu-check` runs those goldens on a device.
 std::unique_ptr<Backend> make_backend(const BackendOptions& opts) {
   BackendOptions o = opts;
   if (o.name.empty() || o.name == "auto") o.name = "cpu";
-  std::unique_ptr<Backend> be = create_backend(o);
-  if (be->name() != "cpu")
-    throw EngineError("GLM-OCR is not yet on the " + be->name() + " backend (its goldens pass on the CPU backend)");
-  return be;
+  return create_backend(o);
 }
 
 }  // namespace
