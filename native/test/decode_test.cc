@@ -343,11 +343,38 @@ TEST(block_sizer_falls_back_to_ar_steps_when_drafts_are_poor_and_still_probes) {
   CHECK(bad.speculation_can_pay());
   for (int i = 0; i < 50; ++i) bad.observe(10, 0);
   CHECK(bad.rate(0) > bad.rate(bad.best_block()));
-  // AR steps, with probes after 16, then 32, then 64 more AR steps.
-  std::vector<int> probes;
-  for (int i = 0; i < 16 + 1 + 32 + 1 + 64 + 1; ++i)
-    if (bad.next() != 0) probes.push_back(i);
-  CHECK(probes == std::vector<int>({16, 49, 114}));
+  // AR steps, with probes after 16, then 32, then 64 more AR steps; a probe is two rounds, the draft and the
+  // round that verifies it, the second of the same block.
+  std::vector<int> probes, blocks;
+  for (int i = 0; i < 16 + 2 + 32 + 2 + 64 + 2; ++i)
+    if (const int b = bad.next(); b != 0) {
+      probes.push_back(i);
+      blocks.push_back(b);
+    }
+  CHECK(probes == std::vector<int>({16, 17, 50, 51, 116, 117}));
+  for (size_t i = 0; i + 1 < blocks.size(); i += 2) CHECK(blocks[i] == blocks[i + 1]);
+}
+
+// Drafts that always hold, under costs where the prior starts the sizer on AR steps: each probe is a draft
+// and the round that verifies it, so what the probes find moves the estimate.
+TEST(block_sizer_verifies_its_probes) {
+  const ForwardCosts costs = costs_1_to_65(1e-3, 24e-3);
+  BlockSizer s(costs, 64);
+  const double prior = s.alpha();
+  int previous = 0, probes = 0;
+  for (int round = 0; round < 120; ++round) {
+    const int b = s.next();
+    if (round == 0) CHECK(b == 0);
+    // A round after a speculative one verifies that block's guesses (as decode_self_spec does): all hold.
+    if (b > 0 && previous > 0) {
+      CHECK(b == previous);
+      s.observe(b - 1, b - 1);
+      ++probes;
+    }
+    previous = b;
+  }
+  CHECK(probes == 3);  // after 16, 32 and 64 AR steps
+  CHECK_MSG(s.alpha() > prior + 0.05, "alpha " << s.alpha() << " from " << prior);
 }
 
 TEST(block_sizer_never_speculates_where_even_perfect_drafts_cannot_pay) {
@@ -362,13 +389,13 @@ TEST(block_sizer_probe_schedule_carries_over_to_the_next_region) {
   const ForwardCosts moderate = costs_1_to_65(1e-3, 8e-3);
   BlockSizer line(moderate, 64);
   for (int i = 0; i < 50; ++i) line.observe(10, 0);
-  for (int i = 0; i < 16 + 1 + 10; ++i) line.next();  // one probe, then 10 of the 32 AR steps before the next
+  for (int i = 0; i < 16 + 2 + 10; ++i) line.next();  // one probe, then 10 of the 32 AR steps before the next
   // Short lines: the next region goes on waiting 22 more steps, not 16 from scratch.
   BlockSizer next_line(moderate, 64, line.memory());
   std::vector<int> probes;
-  for (int i = 0; i < 23 + 64; ++i)
+  for (int i = 0; i < 24 + 64; ++i)
     if (next_line.next() != 0) probes.push_back(i);
-  CHECK(probes == std::vector<int>({22}));
+  CHECK(probes == std::vector<int>({22, 23}));
 }
 
 TEST(block_sizer_starts_from_what_earlier_regions_of_its_kind_taught) {

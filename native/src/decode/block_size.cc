@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "model/decoder.h"
 
@@ -177,6 +178,7 @@ bool BlockSizer::speculation_can_pay(int rows) const {
 }
 
 int BlockSizer::next(int rows) {
+  if (probe_to_verify_ > 0) return std::exchange(probe_to_verify_, 0);
   if (!speculation_can_pay(rows)) return 0;
   const int best = best_block(rows);
   SpeculationMemory& m = learnt_;
@@ -185,7 +187,11 @@ int BlockSizer::next(int rows) {
     return m.ar_probe.due() ? 0 : best;
   }
   m.ar_probe.restart();
-  return m.spec_probe.due() ? best : 0;
+  if (!m.spec_probe.due()) return 0;
+  // A probe from AR steps is two rounds: one drafts a block, the next verifies it. An AR step after the draft
+  // would drop its guesses unchecked, and the acceptance estimate would never move.
+  probe_to_verify_ = best;
+  return probe_to_verify_;
 }
 
 void BlockSizer::observe(int checked, int accepted) {

@@ -69,9 +69,10 @@ struct SpeculationMemory {
 // when no block size is expected to beat AR (a CPU forward of 2B tokens can cost many single-token
 // forwards). The whole batch takes the same kind of round, costed at the batch's total widths: a sequence
 // speculating alone would make every other one wait for its wide forward, and the time of that round would
-// count against their AR steps. Whichever it chooses, it probes the other now and then (ProbeSchedule): drafts
-// that become good are noticed without paying for a speculative round every few tokens, and a calibration
-// that made AR steps look slow is corrected by measuring them. Where the forward costs leave speculation
+// count against their AR steps. Whichever it chooses, it probes the other now and then (ProbeSchedule; a
+// probe of speculation is two rounds, the draft and the round that verifies it): drafts that become good are
+// noticed without paying for a speculative round every few tokens, and a calibration that made AR steps look
+// slow is corrected by measuring them. Where the forward costs leave speculation
 // slower than AR even if every draft were accepted (a small model on a compute-bound CPU), it never probes:
 // nothing a probe could measure would change the choice.
 class BlockSizer {
@@ -119,6 +120,7 @@ class BlockSizer {
   };
   ForwardCosts costs_;
   int max_block_;
+  int probe_to_verify_ = 0;  // the block of the probe whose guesses the next round verifies (0: none)
   SpeculationMemory learnt_;  // acceptance counts, time ratios, measured sums and probe schedule
   mutable std::vector<RoundCosts> by_rows_;  // index: rows
   const RoundCosts& round_costs(int rows) const;
