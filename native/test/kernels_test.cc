@@ -174,12 +174,12 @@ namespace {
 
 // The line encoder's two element-wise kernels must round exactly as their loops do (the depthwise one with a
 // fused multiply-add where the ISA has one), for channel counts with and without a vector tail, strides
-// (2, 1) and 1, and kernels 3 and 5.
+// (2, 1), (1, 2) and 1, and kernels 3 and 5, on images wide enough for runs of four interior outputs.
 void check_line_kernels(const cpu::Kernels& kern) {
   for (int C : {16, 19})
     for (int k : {3, 5})
-      for (int sy : {1, 2}) {
-        const int H = 7, W = 9, sx = 1, Ho = (H + sy - 1) / sy, Wo = W, pad = k / 2;
+      for (auto [sy, sx] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
+        const int H = 7, W = 13, Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx, pad = k / 2;
         auto src = randv(size_t(H) * W * C, 7), w = randv(size_t(C) * k * k, 8), bias = randv(size_t(C), 9);
         std::vector<float> taps(w.size()), got(size_t(Ho) * Wo * C), want(got.size());
         for (int c = 0; c < C; ++c)
@@ -199,7 +199,7 @@ void check_line_kernels(const cpu::Kernels& kern) {
                 }
               want[(size_t(oy) * Wo + ox) * C + c] = acc;
             }
-        CHECK_MSG(got == want, kern.isa << " depthwise C=" << C << " k=" << k << " sy=" << sy);
+        CHECK_MSG(got == want, kern.isa << " depthwise C=" << C << " k=" << k << " sy=" << sy << " sx=" << sx);
       }
   auto x = randv(1000, 10);
   for (size_t i = 0; i < x.size(); i += 7) x[i] = -3.0f;  // the gate's corners: exactly 0 and 6 after the affine

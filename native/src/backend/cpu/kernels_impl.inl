@@ -261,17 +261,43 @@ void attend_group(const AttentionArgs& a, int row, int kv_head, float* probs, in
   }
 }
 
+// Four horizontally adjacent outputs of a depthwise convolution, channels [c, c + L), every tap in bounds for
+// all four (stride sx): each tap's weights are loaded once for the four, the loads that bound the kernel.
+inline void depthwise_four(const float* src, int W, int C, int k, int sx, const float* taps, const float* bias,
+                           float* out, int y0, int x0, int c) {
+  typename Vec::R acc[4];
+  for (int o = 0; o < 4; ++o) acc[o] = Vec::load(bias + c);
+  for (int ky = 0; ky < k; ++ky) {
+    const float* row = src + (size_t(y0 + ky) * W + size_t(x0)) * C + c;
+    for (int kx = 0; kx < k; ++kx) {
+      const typename Vec::R t = Vec::load(taps + size_t(ky * k + kx) * C + c);
+      for (int o = 0; o < 4; ++o) acc[o] = Vec::fma(Vec::load(row + size_t(o * sx + kx) * C), t, acc[o]);
+    }
+  }
+  for (int o = 0; o < 4; ++o) Vec::store(out + size_t(o) * C + c, acc[o]);
+}
+
 // Output rows [oy_begin, oy_end) of a depthwise convolution (Kernels::depthwise_rows). Each output element is
 // its bias plus each in-bounds tap's product, accumulated in (ky, kx) order with Vec::fma (one rounding per
 // tap where the ISA fuses, as the CUDA kernel's contracted loop does), L channels at a time; a channel tail
-// goes through the same arithmetic one channel at a time (Vec::fma1).
+// goes through the same arithmetic one channel at a time (Vec::fma1). Where four outputs in a row have
+// every tap inside the image they are computed together (depthwise_four), with the same arithmetic each.
 void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx, const float* taps,
                     const float* bias, float* dst, int oy_begin, int oy_end) {
   const int Wo = (W + sx - 1) / sx, pad = k / 2, cv = C - C % Vec::L;
-  for (int oy = oy_begin; oy < oy_end; ++oy)
-    for (int ox = 0; ox < Wo; ++ox) {
+  // Outputs [ox_in, ox_end) read columns inside the image for every kx.
+  const int ox_in = (pad + sx - 1) / sx, ox_end = W - k + pad >= 0 ? (W - k + pad) / sx + 1 : 0;
+  for (int oy = oy_begin; oy < oy_end; ++oy) {
+    const int y0 = oy * sy - pad;
+    const bool rows_in = y0 >= 0 && y0 + k <= H;
+    for (int ox = 0; ox < Wo;) {
       float* out = dst + (size_t(oy) * Wo + ox) * C;
-      const int y0 = oy * sy - pad, x0 = ox * sx - pad;
+      const int x0 = ox * sx - pad;
+      if (rows_in && cv == C && ox >= ox_in && ox + 4 <= ox_end) {
+        for (int c = 0; c < C; c += Vec::L) depthwise_four(src, W, C, k, sx, taps, bias, out, y0, x0, c);
+        ox += 4;
+        continue;
+      }
       for (int c = 0; c < cv; c += Vec::L) {
         typename Vec::R acc = Vec::load(bias + c);
         for (int ky = 0; ky < k; ++ky) {
@@ -296,7 +322,9 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
         }
         out[c] = acc;
       }
+      ++ox;
     }
+  }
 }
 
 // silu(g) * u = g * sigmoid(g) * u with sigmoid(g) = exp(min(g, 0)) / (1 + exp(-|g|)): both exponents are
