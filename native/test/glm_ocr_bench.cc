@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Each mode's line as it finishes: a run cut short by its time limit still shows the modes it measured.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::ostringstream j;
   j << "{\n \"folder\": " << quoted(folder) << ",\n \"requested_backend\": " << quoted(backend);
   std::unique_ptr<Model> m;
