@@ -543,7 +543,8 @@ TEST(glm_ocr_dual_mode_folder_self_speculates_exactly) {
         for (const Event& e : sink.events)
           if (e.type == Event::Type::Round) accepted += e.accepted;
       }
-      const auto diff = decode_regions(*m, {region(c, kind)}, greedy(DecodeMode::Diffusion, 8, 24), null, cancel, &memory);
+      const auto diff =
+          decode_regions(*m, {region(c, kind)}, greedy(DecodeMode::Diffusion, 8, 24), null, cancel, &memory);
       CHECK_MSG(!diff.regions[0].tokens.empty() && diff.regions[0].tokens.size() <= 24, name << " diffusion");
     }
   std::printf("     self-spec guesses accepted over all runs: %d\n", accepted);

@@ -269,7 +269,8 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
   for (int c = 0; c < V + 2; ++c) lv->ctc_class_start[size_t(c) + 1] += lv->ctc_class_start[size_t(c)];
   lv->ctc_by_class.resize(lv->ctc_map.size());
   std::vector<int> next(lv->ctc_class_start.begin(), lv->ctc_class_start.end() - 1);
-  for (int j = 0; j < int(lv->ctc_map.size()); ++j) lv->ctc_by_class[size_t(next[size_t(lv->ctc_map[size_t(j)])]++)] = j;
+  for (int j = 0; j < int(lv->ctc_map.size()); ++j)
+    lv->ctc_by_class[size_t(next[size_t(lv->ctc_map[size_t(j)])]++)] = j;
   return lv;
 }
 

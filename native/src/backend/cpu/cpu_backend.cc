@@ -148,7 +148,8 @@ class CpuBackend final : public Backend {
     const int64_t tile_work = int64_t(std::min(M, k_.row_block)) * K * k_.panel * k_.panel_block;
     const float* wf = w.w.data();
     const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
-    pool_.parallel_for(row_blocks * panel_blocks, chunk_grain(row_blocks * panel_blocks, tile_work), [&](int ub, int ue) {
+    const int tiles = row_blocks * panel_blocks;
+    pool_.parallel_for(tiles, chunk_grain(tiles, tile_work), [&](int ub, int ue) {
       for (int u = ub; u < ue; ++u) {
         const int m0 = u / panel_blocks * k_.row_block, rows = std::min(M - m0, k_.row_block);
         const int pb = u % panel_blocks * k_.panel_block, pe = std::min(panels, pb + k_.panel_block);

@@ -49,7 +49,8 @@ struct Vec {
   static void hsum8(const R* r, float* out) {
     R u[4];
     for (int i = 0; i < 4; ++i)
-      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0x44), _mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0xEE));
+      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0x44),
+                           _mm512_shuffle_f32x4(r[2 * i], r[2 * i + 1], 0xEE));
     // v0's 128-bit blocks hold r0..r3 folded to four partial sums, v1's r4..r7.
     const R v0 = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xDD));
     const R v1 = _mm512_add_ps(_mm512_shuffle_f32x4(u[2], u[3], 0x88), _mm512_shuffle_f32x4(u[2], u[3], 0xDD));

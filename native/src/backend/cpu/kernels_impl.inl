@@ -1,6 +1,7 @@
 // Kernel bodies shared by every ISA. Included by a file that defines `struct Vec` with:
 //   static constexpr int L; using R; zero(); load(const float*); load_f16 and load_bf16(const uint16_t*);
-//   store(float*, R); fma(a, b, acc) and fma1 (its scalar form, rounding as it does); kAccumulators (vector registers a GEMM tile may keep as accumulators);
+//   store(float*, R); fma(a, b, acc) and fma1 (its scalar form, rounding as it does); kAccumulators (the
+//   vector registers a GEMM tile may keep as accumulators);
 //   add(a, b); sub(a, b); mul(a, b); div(a, b); max(a, b); min(a, b); floor(a); exp2i(n) (2^n for integral n); set1(float); hsum(R) (a fixed
 //   tree); hsum8(const R[8], float[8]) (eight sums at once)
 // Every output element owns its accumulator and a fixed order of arithmetic. Tile shapes change only which
@@ -86,7 +87,8 @@ void gemm(const float* x, int M, int K, const T* w, const float* bias, float* y,
   for (int pb = p_begin; pb < p_end; pb += kPanelBlock) {
     const int pe = pb + kPanelBlock < p_end ? pb + kPanelBlock : p_end;
     int m = 0;
-    for (; m + kRowBlock <= M; m += kRowBlock) rows_tile<kRowBlock, tile_panels(kRowBlock)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
+    for (; m + kRowBlock <= M; m += kRowBlock)
+      rows_tile<kRowBlock, tile_panels(kRowBlock)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
     for (; m + 4 <= M; m += 4) rows_tile<4, tile_panels(4)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
     for (; m + 2 <= M; m += 2) rows_tile<2, tile_panels(2)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
     for (; m < M; ++m) rows_tile<1, tile_panels(1)>(x + size_t(m) * K, K, w, bias, y + size_t(m) * N, N, pb, pe);
