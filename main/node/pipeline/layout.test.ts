@@ -100,7 +100,9 @@ test('dark and faint scans give the same text lines as the clean page', async ()
 // copied): a dot-matrix receipt whose grey dots fall apart into specks at Otsu's threshold.
 const DOT_MATRIX_RECEIPT = '/work/shared/data/real-dev/sroie-receipts/images/600.jpg';
 
-test('a dot-matrix receipt lays out as its lines, not as its dots', { skip: existsSync(DOT_MATRIX_RECEIPT) ? false : `${DOT_MATRIX_RECEIPT} is absent (the development scans)` }, async () => {
+const NO_RECEIPT = existsSync(DOT_MATRIX_RECEIPT) ? false : `${DOT_MATRIX_RECEIPT} is absent (the development scans)`;
+
+test('a dot-matrix receipt lays out as its lines, not as its dots', { skip: NO_RECEIPT }, async () => {
   const p = preparePage(await gray(DOT_MATRIX_RECEIPT));
   const layout = analyseLayout(p.ink, p.gray.width, p.gray.height);
   const lines = layout.blocks.reduce((n, b) => n + b.lines.length, 0);

@@ -290,8 +290,8 @@ export function analyseLayout(ink: Uint8Array, width: number, height: number): P
       const solid = c.area > 0.4 * w * h;
       // What flattening a grey band's paper leaves of it is its rim: a thick frame (a table's rules are thin),
       // the band's letters touching it and perhaps one inner run through them, most of its ink along its edges.
-      const rim = runs.inner <= 1 && c.area > 0.15 * w * h && edgeShare(ink, width, c) >= 0.5;
-      if (!solid && runs.rows >= 2 && runs.cols >= 2 && (runs.inner === 0 || rim)) frames.push(c);
+      const rim = () => runs.inner === 1 && c.area > 0.15 * w * h && edgeShare(ink, width, c) >= 0.5;
+      if (!solid && runs.rows >= 2 && runs.cols >= 2 && (runs.inner === 0 || rim())) frames.push(c);
       else if (!solid && runs.rows >= 2 && runs.cols >= 2 && runs.rows + runs.cols >= 5) tables.push(c);
       else if (c.area / (w * h) > 0.02) figures.push(c);
     } else if (w > 0 && h <= 8 * xh) {

@@ -165,7 +165,8 @@ export function inkThreshold(img: GrayImage): number {
   for (const t of [160, 185, 200, 215].filter((v) => v > otsu)) {
     const g = glyphSized(sample, t);
     // More glyphs, of letters' height still: noise at a threshold near the paper is many specks.
-    if (g.count >= 2 * atOtsu.count && g.count > best.count && g.tall >= 0.5 * atOtsu.tall) best = { t, count: g.count };
+    const moreGlyphs = g.count >= 2 * atOtsu.count && g.count > best.count;
+    if (moreGlyphs && g.tall >= 0.5 * atOtsu.tall) best = { t, count: g.count };
     // Joined dots: letters at least twice the specks' height, the tallest found.
     if (g.tall >= 2 * atOtsu.tall && g.tall > joined.tall) joined = { t, tall: g.tall };
   }
