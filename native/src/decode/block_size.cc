@@ -84,11 +84,14 @@ void ProbeSchedule::restart() {
 
 BlockSizer::BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory)
     : costs_(std::move(costs)), max_block_(max_block), learnt_(memory) {
-  const double total = learnt_.accepted + learnt_.rejected;
-  if (total > kMemoryWeight) {
-    learnt_.accepted *= kMemoryWeight / total;
-    learnt_.rejected *= kMemoryWeight / total;
-  }
+  auto cap = [](double& accepted, double& rejected) {
+    const double total = accepted + rejected;
+    if (total <= kMemoryWeight) return;
+    accepted *= kMemoryWeight / total;
+    rejected *= kMemoryWeight / total;
+  };
+  cap(learnt_.accepted, learnt_.rejected);
+  cap(learnt_.read_accepted, learnt_.read_rejected);
 }
 
 const BlockSizer::RoundCosts& BlockSizer::round_costs(int rows) const {
@@ -177,12 +180,33 @@ bool BlockSizer::speculation_can_pay(int rows) const {
   return round_costs(rows).full_acceptance_rate / spec_scale() > rate(0, rows);
 }
 
-int BlockSizer::next(int rows) {
+// Expected run of guesses 1..n that hold under per-token acceptance a: a + a^2 + ... + a^n.
+static double expected_run(double a, int n) {
+  double run = 0, ai = 1;
+  for (int i = 0; i < n; ++i) run += (ai *= a);
+  return run;
+}
+
+double BlockSizer::finish_rate(int left, int rows, double a) const {
+  // The fresh round [c, MASK x left] commits one token; the next verifies the left - 1 guesses up to the
+  // end of text with no masks after them, and commits the run that holds and one more.
+  const double tokens = 2 + expected_run(a, left - 1);
+  const double seconds = costs_.at(rows * (1 + left)) + costs_.at(rows * left);
+  return rows * tokens / (spec_scale() * seconds);
+}
+
+int BlockSizer::next(int rows, int left) {
   if (probe_to_verify_ > 0) return std::exchange(probe_to_verify_, 0);
-  if (!speculation_can_pay(rows)) return 0;
-  const int best = best_block(rows);
+  const bool finishing = left > 1 && left <= max_block_;
+  if (!speculation_can_pay(rows) && !(finishing && finish_rate(left, rows, 1) > rate(0, rows))) return 0;
+  int best = best_block(rows);
+  double best_rate = rate(best, rows);
+  if (finishing && finish_rate(left, rows, alpha()) > best_rate) {
+    best = left;
+    best_rate = finish_rate(left, rows, alpha());
+  }
   SpeculationMemory& m = learnt_;
-  if (rate(best, rows) >= rate(0, rows) && !speculation_measured_slower()) {
+  if (best_rate >= rate(0, rows) && !speculation_measured_slower()) {
     m.spec_probe.restart();
     return m.ar_probe.due() ? 0 : best;
   }
@@ -197,6 +221,18 @@ int BlockSizer::next(int rows) {
 void BlockSizer::observe(int checked, int accepted) {
   learnt_.accepted += accepted;
   if (accepted < checked) learnt_.rejected += 1;
+}
+
+bool BlockSizer::verify_reading(int guesses, int rows) const {
+  const SpeculationMemory& m = learnt_;
+  const double a = m.read_accepted / (m.read_accepted + m.read_rejected);
+  const double tokens = 1 + expected_run(a, guesses);
+  return tokens * ar_scale() * costs_.at(rows) > spec_scale() * costs_.at(rows + guesses);
+}
+
+void BlockSizer::observe_reading(int checked, int accepted) {
+  learnt_.read_accepted += accepted;
+  if (accepted < checked) learnt_.read_rejected += 1;
 }
 
 }  // namespace saccade

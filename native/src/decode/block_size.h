@@ -55,6 +55,8 @@ class RecentMedian {
 // optimistic prior and pay for its first rounds again.
 struct SpeculationMemory {
   double accepted = 4, rejected = 1;  // the prior: alpha 0.8
+  // The same for guesses from the encoder's reading (decode/reading_draft.h), a drafter of its own.
+  double read_accepted = 9, read_rejected = 1;  // the prior: 0.9
   // Measured / predicted round time, for AR steps and for speculative rounds.
   RecentMedian ar_ratio, spec_ratio;
   // Decayed sums of measured seconds (a stall counted at kStallFactor times the expected time) and committed
@@ -87,10 +89,17 @@ class BlockSizer {
   SpeculationMemory memory() const;
   // Best speculative block size (>= 1) under the current acceptance estimate.
   int best_block(int rows = 1) const;
-  // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes.
-  int next(int rows = 1);
+  // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes. left: the
+  // most tokens any sequence of the batch is likely to have left (-1: unknown); a block that drafts them all
+  // is then weighed too, its verifying round without masks (nothing follows the end of text).
+  int next(int rows = 1, int left = -1);
   // After a round: `checked` guesses were compared with the verifier, `accepted` of them matched.
   void observe(int checked, int accepted);
+  // Whether a round that verifies `guesses` drafted by the encoder's reading is expected to commit more
+  // tokens per second than AR steps, by the reading's own acceptance rate.
+  bool verify_reading(int guesses, int rows = 1) const;
+  // After a round that checked `checked` guesses from the reading, `accepted` of them matched.
+  void observe_reading(int checked, int accepted);
   // Wall time of a finished round of block size B (0: AR step) whose forward had `width` rows in all (every
   // sequence's c, guesses and masks) and committed `committed` tokens in all. The calibrated forward costs
   // leave out per-round work (sampling, bookkeeping, events) and were measured at one context length; the
@@ -129,6 +138,9 @@ class BlockSizer {
   // Rate of block size B given S = alpha + ... + alpha^(B-1), the expected accepted run of B - 1 guesses, and
   // alpha^(B-1), the chance that all of them hold.
   double spec_rate(int B, int rows, double run, double held) const;
+  // Rate of drafting the `left` tokens still to come in one block and verifying them in the next round,
+  // under per-token acceptance a.
+  double finish_rate(int left, int rows, double a) const;
 };
 
 }  // namespace saccade

@@ -14,6 +14,11 @@ constexpr double kFloor = 1e-30;  // the smallest score ratio: a reading the CTC
 // Columns where the prefix ends with less than this share of its likeliest end add nothing a double can tell
 // from rounding to any score that can win: skipped (a prefix's mass sits in a few columns).
 constexpr double kWindow = 1e-20;
+// A token scored this many nats below the choice adds less than e^-40 of the choice's weight to the
+// normalising mass: all of them together change no float probability.
+constexpr double kNegligible = 40;
+// Most tokens score the floor (the reading never shows them): its log once, the very value std::log gives.
+const double kLogFloor = std::log(kFloor);
 
 }  // namespace
 
@@ -90,12 +95,16 @@ int ReadingPrior::take(const float* logits, float* prob) {
   const double log_sum = std::log(sum);
   int best = 0;
   for (int c = 0; c < V_; ++c) {
+    const double psi = psi_[size_t(c)];
     lp_[size_t(c)] =
-        (1.0 - weight_) * (lp_[size_t(c)] - log_sum) + weight_ * std::log(std::max(psi_[size_t(c)], kFloor));
+        (1.0 - weight_) * (lp_[size_t(c)] - log_sum) + weight_ * (psi > kFloor ? std::log(psi) : kLogFloor);
     if (lp_[size_t(c)] > lp_[size_t(best)]) best = c;
   }
   double mass = 0.0;
-  for (int c = 0; c < V_; ++c) mass += std::exp(lp_[size_t(c)] - lp_[size_t(best)]);
+  for (int c = 0; c < V_; ++c) {
+    const double d = lp_[size_t(c)] - lp_[size_t(best)];
+    if (d > -kNegligible) mass += std::exp(d);
+  }
   *prob = float(1.0 / mass);
   commit(best);
   return best;
@@ -107,8 +116,12 @@ void ReadingPrior::commit(int c) {
   const std::vector<double>& blank = *blank_;
   const int i = (*slot_)[size_t(c)];  // a token the reading never shows has probability 0 in every column
   auto y_at = [&](int t) { return i >= 0 ? y[size_t(t) * size_t(L_) + size_t(i)] : 0.0; };
-  std::vector<double> rn(size_t(T_), 0.0), rb(size_t(T_), 0.0);
+  std::vector<double>& rn = next_rn_;
+  std::vector<double>& rb = next_rb_;
+  rn.resize(size_t(T_));
+  rb.resize(size_t(T_));
   rn[0] = last_ < 0 ? y_at(0) : 0.0;
+  rb[0] = 0.0;
   double psi = rn[0];
   for (int t = 1; t < T_; ++t) {
     const double phi = c != last_ ? rb_[size_t(t - 1)] + rn_[size_t(t - 1)] : rb_[size_t(t - 1)];
@@ -119,9 +132,11 @@ void ReadingPrior::commit(int c) {
   }
   const double scale = psi > 0 ? 1.0 / psi : 1.0;  // keeps psi(prefix) = 1: the scores are then ratios
   for (int t = 0; t < T_; ++t) {
-    rn_[size_t(t)] = rn[size_t(t)] * scale;
-    rb_[size_t(t)] = rb[size_t(t)] * scale;
+    rn[size_t(t)] *= scale;
+    rb[size_t(t)] *= scale;
   }
+  rn_.swap(rn);
+  rb_.swap(rb);
   last_ = c;
 }
 

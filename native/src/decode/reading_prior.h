@@ -41,6 +41,7 @@ class ReadingPrior {
   std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
   std::vector<double> part_;       // per live token, its score ratio
   std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)
+  std::vector<double> next_rn_, next_rb_;  // commit's scratch for the next forward variables
 };
 
 }  // namespace saccade

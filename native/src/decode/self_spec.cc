@@ -36,6 +36,7 @@ struct RoundState {
   Guesses checked;  // g_1..g_k, verified this round
   Guesses* next;    // what it leaves for the next round (empty until then)
   int L = 0, k = 0, B = 0, forwards = 1, accepted = 0;
+  bool reading = false;  // the guesses came from the encoder's reading, not from masks
   Guesses block;  // d_1..d_B drafted by the masks (d_1 sits where the verifier's own token goes)
   std::vector<int> verify, committed;
   double refine_ms = 0;
@@ -107,7 +108,15 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
     }
   }
   r.accepted = matched;
-  if (sizer && r.k > 0) sizer->observe(int(out.size()) - (matched == r.k ? 1 : 0), matched);
+  const int checked = int(out.size()) - (matched == r.k ? 1 : 0);
+  if (ReadingDraft* reading = seq.reading_draft(); reading && r.reading) {
+    reading->advance(r.k, matched, matched < r.k ? r.verify[size_t(matched)] : -1);
+    if (sizer) sizer->observe_reading(checked, matched);
+  } else {
+    // The output moved on without the reading: where it stands in the reading is no longer known.
+    if (reading) reading->lose_place();
+    if (sizer && r.k > 0) sizer->observe(checked, matched);
+  }
   const int n = seq.commit(out, round, ctx.sink);
   for (int i = 0; i < n; ++i) r.committed.push_back(out[size_t(i)].id);
   // c and the committed guesses keep their KV; the last committed token becomes the next c.
@@ -128,7 +137,10 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
     r.forwards += refine(ctx, seq, next);
     r.refine_ms = now_ms() - t0;
   }
-  next.keep(1, std::max(0, next.size() - 1));
+  // Guesses past the end of text would be checked for nothing: the next round stops at the drafted EOS.
+  const std::vector<int>& eos = ctx.model.cfg.eos_token_ids;
+  const auto end = std::find_first_of(next.ids.begin(), next.ids.end(), eos.begin(), eos.end());
+  next.keep(1, std::max(0, int(end == next.ids.end() ? next.ids.size() - 1 : end - next.ids.begin())));
 }
 
 void emit_round(DecodeContext& ctx, const RoundState& r, int round, double forward_ms, double round_ms) {
@@ -161,7 +173,11 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     const int running =
         int(std::count_if(seqs.begin(), seqs.end(), [](const Sequence* s) { return !s->done(); }));
     if (running == 0) break;
-    const int chosen = sizer ? sizer->next(running) : std::max(1, ctx.opts.block_size);
+    // The batch's longest likely rest, unknown if any sequence's is.
+    int left = 0;
+    for (const Sequence* s : seqs)
+      if (!s->done()) left = s->likely_tokens_left() < 0 || left < 0 ? -1 : std::max(left, s->likely_tokens_left());
+    const int chosen = sizer ? sizer->next(running, left) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
     for (size_t i = 0; i < seqs.size(); ++i) {
       Sequence* s = seqs[i];
@@ -172,10 +188,27 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       r.next = &carried[i];
       r.L = s->cache().len;
       // A block of B drafts guesses for B - 1 tokens; as many carried guesses are verified alongside. An AR
-      // step (B = 0) verifies none.
+      // step (B = 0) verifies none. Without carried guesses, the reading's are verified where they pay.
       r.k = std::min({r.checked.size(), std::max(0, chosen - 1), s->budget() - 1});
+      if (ReadingDraft* reading = s->reading_draft(); reading && r.checked.size() == 0) {
+        Guesses g;
+        reading->guesses(&g.ids, &g.conf);
+        if (g.size() > 0 && (!sizer || sizer->verify_reading(g.size(), running))) {
+          r.checked = std::move(g);
+          r.k = std::min(r.checked.size(), s->budget() - 1);
+          r.reading = true;
+        }
+      }
       r.checked.keep(0, r.k);
       r.B = std::min(chosen, s->budget() - r.k);
+      // Masks draft what follows the guesses: nothing when they end the text, and no further than the text
+      // is likely to run.
+      const std::vector<int>& eos = c.eos_token_ids;
+      const int left = s->likely_tokens_left();
+      if (r.k > 0 && std::find(eos.begin(), eos.end(), r.checked.ids.back()) != eos.end())
+        r.B = 0;
+      else if (r.B > 0 && left >= 0)
+        r.B = std::min(r.B, std::max(1, left - r.k));
       st.push_back(std::move(r));
     }
     const double round_t0 = now_ms();
@@ -206,7 +239,9 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       committed += int(st[i].committed.size());
       emit_round(ctx, st[i], round, forward_ms, round_ms);
     }
-    if (sizer) sizer->observe_time(chosen, width, round_ms / 1000, committed);
+    // A round that verified the reading's guesses speculated, whatever the block the sizer chose.
+    const bool read = std::any_of(st.begin(), st.end(), [](const RoundState& r) { return r.reading; });
+    if (sizer) sizer->observe_time(read ? std::max(1, chosen) : chosen, width, round_ms / 1000, committed);
   }
 }
 

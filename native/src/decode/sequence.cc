@@ -37,6 +37,9 @@ static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
   LineReading reading;
   p.image_embeds = encode_image(m, im, &reading);
   p.ctc = std::move(reading.ctc);
+  p.read = m.line != nullptr;
+  p.read_tokens = std::move(reading.tokens);
+  p.read_prob = std::move(reading.token_prob);
   const int n = p.rows * p.cols;
   p.next_pos = 1 + std::max(p.rows, p.cols);
   p.img_begin = 1;
@@ -73,6 +76,11 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   prefill_tokens_ = std::move(p.tokens);
   prefill_pos_ = std::move(p.pos);
   pending_ = p.pending;
+  if (p.read) {
+    const std::vector<int> space = m.tokenizer.encode(" ");
+    reading_ = std::make_unique<ReadingDraft>(std::move(p.read_tokens), std::move(p.read_prob), c.eos_token_id,
+                                              space.size() == 1 ? space[0] : -1);
+  }
   stats_.encode_ms = now_ms() - t0;
 
   text_slot_ = int(prefill_tokens_.size());
@@ -108,6 +116,13 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
 }
 
 int Sequence::budget() const { return done_ ? 0 : max_new_ - int(output_.size()); }
+
+int Sequence::likely_tokens_left() const {
+  if (!reading_) return -1;
+  const int read = reading_->characters();
+  const int left = read + 2 + read / 8 - int(output_.size());
+  return left > 0 ? left : -1;
+}
 
 Pos3 Sequence::pos_of(int slot) const {
   if (slot < text_slot_) return prefill_pos_[size_t(slot)];

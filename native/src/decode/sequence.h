@@ -10,6 +10,7 @@
 #include "decode/events.h"
 #include "decode/fixation.h"
 #include "decode/options.h"
+#include "decode/reading_draft.h"
 #include "decode/reading_prior.h"
 #include "decode/repeat_guard.h"
 #include "decode/sampling.h"
@@ -70,6 +71,12 @@ class Sequence {
   int cache_capacity() const { return cache_.cap; }
   // Tokens still allowed before max_new_tokens (or the position limit).
   int budget() const;
+  // How many more tokens (EOS included) the line's text is likely to take, judged by the length of the
+  // encoder's greedy reading with a margin for what it leaves out (spaces); -1 without a reading, or once
+  // the output has outrun it.
+  int likely_tokens_left() const;
+  // The encoder's greedy reading as guesses of the output (nullptr: a model without a line reading).
+  ReadingDraft* reading_draft() { return reading_.get(); }
 
   Pos3 pos_of(int slot) const;
   // Runs one forward over rows (slots >= cache().len). Returns logits [rows, vocab].
@@ -96,6 +103,7 @@ class Sequence {
   std::vector<float> prefill_hidden_;
   KvCache cache_;
   int pending_ = 0;
+  std::unique_ptr<ReadingDraft> reading_;
   bool done_ = false;
   std::vector<int> output_;
   std::string held_text_;  // committed bytes that do not yet end a character, for the next token event

@@ -203,15 +203,20 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading
       row[c] = acc;
     }
   }
-  if (reading && e.reading_positions) {
+  if (reading) {
     const int blank = m.cfg.text.vocab_size;
-    reading->index.assign(size_t(T), 0);
+    if (e.reading_positions) reading->index.assign(size_t(T), 0);
     int started = 0, last = -1;
     for (int t = 0; t < T; ++t) {
       const float* row = folded.data() + size_t(t) * classes;
       const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
-      if (best != blank && best != last) ++started;
-      reading->index[size_t(t)] = started - (best != blank ? 1 : 0);
+      if (best != blank && best != last) {
+        ++started;
+        reading->tokens.push_back(best < blank ? best : -1);
+        reading->token_prob.push_back(0.0f);
+      }
+      if (best != blank) reading->token_prob.back() = std::max(reading->token_prob.back(), row[best]);
+      if (e.reading_positions) reading->index[size_t(t)] = started - (best != blank ? 1 : 0);
       last = best;
     }
   }

@@ -78,6 +78,10 @@ struct LineReading {
   // distribution: a character's columns get its index, a blank column the next one's); else empty.
   std::vector<int> index;
   std::vector<float> ctc;  // host [T, vocab + 2]: the CTC distribution folded onto our classes
+  // The greedy CTC readout as tokens (a character the model lacks: -1), with each one's largest column
+  // probability.
+  std::vector<int> tokens;
+  std::vector<float> token_prob;
 };
 
 // Image tokens [T, text hidden] of one line; what the encoder read goes to `reading` when it is given.

@@ -17,6 +17,9 @@ struct RegionPrompt {
   int pending = 0;          // the prompt's last token: the first step feeds it at slot n
   int next_pos = 0;         // the position of slot n; every later slot one more, on all three axes
   std::vector<float> ctc;   // a line model's folded CTC distribution [cols, vocab + 2], for the reading prior
+  std::vector<int> read_tokens;    // a line model's greedy CTC readout (a character the model lacks: -1)
+  std::vector<float> read_prob;    // each one's largest column probability
+  bool read = false;               // whether there is a reading at all
 };
 
 }  // namespace saccade
