@@ -5,6 +5,7 @@
 #include <map>
 
 #include "decode/engine.h"
+#include "decode/reading_draft.h"
 #include "decode/repeat_guard.h"
 #include "collect_events.h"
 #include "regions.h"
@@ -484,6 +485,65 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
     const DecodeResult sp = decode_regions(*m, regions(), so, sink, cancel, &state);
     for (size_t i = 0; i < ar.regions.size(); ++i) CHECK_MSG(sp.regions[i].tokens == ar.regions[i].tokens, "B=" << B);
   }
+}
+
+TEST(reading_draft_offers_the_reading_and_finds_its_place_after_a_mismatch) {
+  const int eos = 2, space = 8, a = 41, b = 42, c = 43, d = 44;
+  std::vector<int> ids;
+  std::vector<float> conf;
+  ReadingDraft r({a, b, space, c, d}, {0.9f, 0.8f, 0.7f, 0.6f, 0.5f}, eos, space);
+  r.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{a, b, space, c, d, eos}));
+  CHECK(conf.size() == ids.size() && conf[0] == 0.9f && conf.back() == 1.0f);
+  r.advance(6, 1, c);  // "a" held; the verifier wrote c where the reading had b: one character read as another
+  r.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{space, c, d, eos}));
+  r.advance(4, 0, c);  // the verifier skipped the reading's space: the reading had one too many
+  r.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{d, eos}));
+  ReadingDraft spaced({a, b}, {1, 1}, eos, space);
+  spaced.advance(3, 1, space);  // the verifier wrote a space the reading left out
+  spaced.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{b, eos}));
+  // A character the model lacks ends the guesses (no EOS); the verifier's own token stands in for it.
+  ReadingDraft lacking({a, -1, b}, {1, 1, 1}, eos, space);
+  lacking.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{a}));
+  lacking.advance(1, 1, -1);
+  lacking.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{b, eos}));
+  lacking.lose_place();
+  lacking.guesses(&ids, &conf);
+  CHECK(ids.empty());
+}
+
+TEST(block_sizer_verifies_the_reading_while_it_holds) {
+  ForwardCosts cpu;  // a fixed cost per forward plus a cost per row
+  cpu.widths = {1, 600};
+  cpu.seconds = {1.1e-3, 1e-3 + 600 * 0.1e-3};
+  BlockSizer s(cpu, 64);
+  CHECK(s.verify_reading(30));  // the prior: the reading is mostly right
+  for (int i = 0; i < 10; ++i) s.observe_reading(30, 1);  // a kind of region it reads badly (formulas)
+  CHECK(!s.verify_reading(30));
+  // Its own acceptance: the masks' estimate is untouched.
+  CHECK(std::fabs(s.alpha() - 0.8) < 1e-9);
+  BlockSizer next(cpu, 64, s.memory());
+  CHECK(!next.verify_reading(30));
+}
+
+TEST(block_sizer_drafts_a_short_rest_in_one_block) {
+  ForwardCosts cpu;
+  cpu.widths = {1, 600};
+  cpu.seconds = {1.1e-3, 1e-3 + 600 * 0.1e-3};
+  BlockSizer s(cpu, 64);
+  for (int i = 0; i < 50; ++i) s.observe(20, 20);  // drafts that hold
+  CHECK(s.next() == s.best_block());
+  // Ten tokens left: one block of ten drafts them all and the next round verifies them without masks,
+  // cheaper than the long blocks that pay in the long run.
+  CHECK(s.best_block() > 10);
+  CHECK(s.next(1, 10) == 10);
+  // A rest of one token is an AR step's.
+  CHECK(s.next(1, 1) == s.best_block());
 }
 
 TEST(block_sizer_costs_a_batch_at_its_total_widths) {

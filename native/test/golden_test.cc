@@ -215,6 +215,33 @@ TEST(golden_greedy_tokens_match_reference_and_spec_equals_ar) {
   });
 }
 
+// The encoder's reading drafts a line's first round (docs/decisions/0023): a line the reading got right decodes
+// in that one forward, exactly as AR.
+TEST(golden_a_line_read_right_decodes_in_one_forward) {
+  const int max_new = int(golden()->index.at("max_new_tokens", "").integer("max_new_tokens"));
+  if (!golden()->model->line) throw sctest::Skip("the checkpoint has no line encoder");
+  int read_right = 0;
+  for_each_region([&](Golden& g, const std::string& name, const Json&, const RegionInput& in) {
+    Model& m = *g.model;
+    LineReading reading;
+    encode_image(m, prepare_image(m.cfg, in.pixels.data(), in.width, in.height), &reading);
+    std::vector<int> read = reading.tokens;
+    read.push_back(m.cfg.eos_token_id);
+    std::atomic<bool> cancel{false};
+    NullSink sink;
+    ModelMemory costs;
+    const auto ar = decode_regions(m, {in}, greedy(DecodeMode::AR, 0, max_new), sink, cancel, &costs);
+    if (ar.regions[0].tokens != read) return;
+    ++read_right;
+    const auto sp = decode_regions(m, {in}, greedy(DecodeMode::Spec, m.cfg.diffusion_block_size, max_new), sink,
+                                   cancel, &costs);
+    CHECK_MSG(sp.regions[0].tokens == ar.regions[0].tokens, name);
+    CHECK_MSG(sp.regions[0].stats.forwards == 1, name << " took " << sp.regions[0].stats.forwards << " forwards");
+  });
+  std::printf("     %d golden regions read right by the encoder\n", read_right);
+  CHECK(read_right > 0);
+}
+
 // The MTP head (docs/decisions/0018), when the shipped checkpoint has one: its first drafts' logits after the
 // prefill and the first trunk step, and MTP decoding's tokens and per-round commits, against the reference.
 TEST(golden_mtp_drafts_and_rounds_match_reference) {

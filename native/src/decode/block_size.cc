@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "model/decoder.h"
@@ -188,22 +189,38 @@ static double expected_run(double a, int n) {
 }
 
 double BlockSizer::finish_rate(int left, int rows, double a) const {
-  // The fresh round [c, MASK x left] commits one token; the next verifies the left - 1 guesses up to the
-  // end of text with no masks after them, and commits the run that holds and one more.
-  const double tokens = 2 + expected_run(a, left - 1);
+  // The fresh round [c, MASK x left] commits one token; the next verifies the n = left - 1 guesses up to the
+  // end of text with no masks after them, and commits the run that holds and the verifier's correction
+  // (none when every guess held: the last is EOS).
+  const int n = left - 1;
+  const double tokens = 2 + expected_run(a, n) - std::pow(a, n);
   const double seconds = costs_.at(rows * (1 + left)) + costs_.at(rows * left);
   return rows * tokens / (spec_scale() * seconds);
+}
+
+double BlockSizer::rest_rate(int B, int left, int rows) const {
+  // A fresh round of block B, then the rest at the block's long-run rate.
+  const double seconds = spec_scale() * costs_.at(rows * (1 + B)) + rows * (left - 1) / rate(B, rows);
+  return rows * left / seconds;
 }
 
 int BlockSizer::next(int rows, int left) {
   if (probe_to_verify_ > 0) return std::exchange(probe_to_verify_, 0);
   const bool finishing = left > 1 && left <= max_block_;
   if (!speculation_can_pay(rows) && !(finishing && finish_rate(left, rows, 1) > rate(0, rows))) return 0;
-  int best = best_block(rows);
-  double best_rate = rate(best, rows);
-  if (finishing && finish_rate(left, rows, alpha()) > best_rate) {
-    best = left;
+  int best = left;
+  double best_rate = 0;
+  if (finishing) {
+    // A few tokens left: a block that drafts them all, or a shorter one with its first (fresh) round paid.
     best_rate = finish_rate(left, rows, alpha());
+    for (int B = 1; B < left; ++B)
+      if (const double r = rest_rate(B, left, rows); r > best_rate) {
+        best = B;
+        best_rate = r;
+      }
+  } else {
+    best = best_block(rows);
+    best_rate = rate(best, rows);
   }
   SpeculationMemory& m = learnt_;
   if (best_rate >= rate(0, rows) && !speculation_measured_slower()) {

@@ -141,6 +141,8 @@ class BlockSizer {
   // Rate of drafting the `left` tokens still to come in one block and verifying them in the next round,
   // under per-token acceptance a.
   double finish_rate(int left, int rows, double a) const;
+  // Rate over the `left` tokens still to come of block size B, its first round fresh.
+  double rest_rate(int B, int left, int rows) const;
 };
 
 }  // namespace saccade

@@ -175,8 +175,11 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     if (running == 0) break;
     // The batch's longest likely rest, unknown if any sequence's is.
     int left = 0;
-    for (const Sequence* s : seqs)
-      if (!s->done()) left = s->likely_tokens_left() < 0 || left < 0 ? -1 : std::max(left, s->likely_tokens_left());
+    for (const Sequence* s : seqs) {
+      if (s->done()) continue;
+      const int l = s->likely_tokens_left();
+      left = l < 0 || left < 0 ? -1 : std::max(left, l);
+    }
     const int chosen = sizer ? sizer->next(running, left) : std::max(1, ctx.opts.block_size);
     std::vector<RoundState> st;
     for (size_t i = 0; i < seqs.size(); ++i) {
@@ -239,9 +242,10 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       committed += int(st[i].committed.size());
       emit_round(ctx, st[i], round, forward_ms, round_ms);
     }
-    // A round that verified the reading's guesses speculated, whatever the block the sizer chose.
+    // What a round of the chosen block costs and commits, measured on rounds of that block alone: a round
+    // that verified the reading's guesses is wide and long, and would make narrow rounds look cheap.
     const bool read = std::any_of(st.begin(), st.end(), [](const RoundState& r) { return r.reading; });
-    if (sizer) sizer->observe_time(read ? std::max(1, chosen) : chosen, width, round_ms / 1000, committed);
+    if (sizer && !read) sizer->observe_time(chosen, width, round_ms / 1000, committed);
   }
 }
 
