@@ -501,6 +501,15 @@ TEST(reading_draft_offers_the_reading_and_finds_its_place_after_a_mismatch) {
   r.advance(4, 0, c);  // the verifier skipped the reading's space: the reading had one too many
   r.guesses(&ids, &conf);
   CHECK((ids == std::vector<int>{d, eos}));
+  // A round that checked only the first guesses: the verifier's token after them is checked against the
+  // reading as the next guess would have been.
+  ReadingDraft part({a, b, c, d}, {1, 1, 1, 1}, eos, space);
+  part.advance(1, 1, b);  // "a" held and the verifier went on with the reading's "b"
+  part.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{c, d, eos}));
+  part.advance(1, 1, a);  // "c" held, then "a" where the reading has "d"
+  part.guesses(&ids, &conf);
+  CHECK((ids == std::vector<int>{eos}));
   ReadingDraft spaced({a, b}, {1, 1}, eos, space);
   spaced.advance(3, 1, space);  // the verifier wrote a space the reading left out
   spaced.guesses(&ids, &conf);
@@ -522,13 +531,27 @@ TEST(block_sizer_verifies_the_reading_while_it_holds) {
   cpu.widths = {1, 600};
   cpu.seconds = {1.1e-3, 1e-3 + 600 * 0.1e-3};
   BlockSizer s(cpu, 64);
-  CHECK(s.verify_reading(30));  // the prior: the reading is mostly right
-  for (int i = 0; i < 10; ++i) s.observe_reading(30, 1);  // a kind of region it reads badly (formulas)
-  CHECK(!s.verify_reading(30));
+  // The prior (the reading mostly right): a run of guesses, not all 30, since a wrong one wastes the rows after it.
+  const int first = s.reading_guesses(30, true);
+  CHECK(first > 2 && first < 30);
+  BlockSizer good(cpu, 64);
+  for (int i = 0; i < 10; ++i) good.observe_reading(30, 30);  // lines it reads right
+  CHECK(good.reading_guesses(30, true) > first);
+  // A line's last guesses: the verifier's own token after the last character writes EOS, one row less.
+  CHECK(good.reading_guesses(4, true) == 3);
+  CHECK(good.reading_guesses(4, false) == 4);
+  for (int i = 0; i < 40; ++i) s.observe_reading(30, 0);  // a kind of region it reads badly (formulas)
+  const int bad = s.reading_guesses(30, true);
+  CHECK(bad <= 1);  // a guess that may hold, where one more row costs a tenth of a forward
   // Its own acceptance: the masks' estimate is untouched.
   CHECK(std::fabs(s.alpha() - 0.8) < 1e-9);
   BlockSizer next(cpu, 64, s.memory());
-  CHECK(!next.verify_reading(30));
+  CHECK(next.reading_guesses(30, true) <= 1);
+  ForwardCosts steep;  // a row costs half a forward: only a reading that holds pays
+  steep.widths = {1, 600};
+  steep.seconds = {1e-3, 1e-3 + 599 * 0.5e-3};
+  CHECK(BlockSizer(steep, 64, s.memory()).reading_guesses(30, true) == 0);
+  CHECK(BlockSizer(steep, 64, good.memory()).reading_guesses(30, true) > 0);
 }
 
 TEST(block_sizer_drafts_a_short_rest_in_one_block) {

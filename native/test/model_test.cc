@@ -5,6 +5,7 @@
 #include "decode/sequence.h"
 #include "model/decoder.h"
 #include "model/image_preprocess.h"
+#include "model/line_encoder.h"
 #include "model/vision.h"
 #include "regions.h"
 #include "test.h"
@@ -117,4 +118,28 @@ TEST(image_grid_and_embeddings_have_documented_shape) {
   CHECK(im.patches.size() == size_t(6 * 12 * 64));
   Buffer e = encode_image(*m, im);
   CHECK(e.size() == size_t(18 * m->cfg.text.hidden_size));
+}
+
+TEST(greedy_readout_adds_the_spaces_the_ctc_head_nearly_read) {
+  // Classes: 0 space, 1 a, 2 b, 3 (blank), 4 (a character we lack). Columns: a, blank with space at 0.3, b,
+  // blank with space at 0.01, a, then a character we lack and a with space second in its column at 0.2.
+  const int classes = 5, space = 0;
+  const std::vector<std::vector<float>> cols = {{0.0f, 0.9f, 0.0f, 0.1f, 0.0f}, {0.3f, 0.0f, 0.0f, 0.7f, 0.0f},
+                                                {0.0f, 0.0f, 0.8f, 0.2f, 0.0f}, {0.01f, 0.0f, 0.0f, 0.99f, 0.0f},
+                                                {0.0f, 0.6f, 0.0f, 0.4f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.1f, 0.9f},
+                                                {0.2f, 0.7f, 0.0f, 0.1f, 0.0f}};
+  std::vector<float> folded;
+  for (const auto& c : cols) folded.insert(folded.end(), c.begin(), c.end());
+  const int T = int(cols.size());
+  LineReading reading;
+  read_greedy(folded, T, classes, space, true, &reading);
+  CHECK((reading.tokens == std::vector<int>{1, space, 2, 1, -1, space, 1}));
+  CHECK(reading.token_prob.size() == reading.tokens.size());
+  CHECK(reading.token_prob[1] == 0.3f && reading.token_prob[2] == 0.8f && reading.token_prob[5] == 0.2f);
+  // The positions count the characters the CTC head wrote, not the added spaces.
+  CHECK((reading.index == std::vector<int>{0, 1, 1, 2, 2, 3, 4}));
+  LineReading plain;
+  read_greedy(folded, T, classes, -1, false, &plain);
+  CHECK((plain.tokens == std::vector<int>{1, 2, 1, -1, 1}));
+  CHECK(plain.index.empty());
 }

@@ -117,8 +117,8 @@ class ReadingPrior:
     def choose(self, logits):
         """The verifier's token for one row of decoder logits: the joint argmax (first maximum)."""
         z = logits.double().numpy()
+        # Log-probabilities less their common normaliser, which moves every joint score alike.
         lp = z - z.max()
-        lp = lp - np.log(np.cumsum(np.exp(lp))[-1])  # summed in order, as the engine does
         joint = (1.0 - self.weight) * lp + self.weight * np.log(np.maximum(self.scores(), FLOOR))
         return int(joint.argmax())
 

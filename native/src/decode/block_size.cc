@@ -106,7 +106,7 @@ const BlockSizer::RoundCosts& BlockSizer::round_costs(int rows) const {
       rc.verifying.push_back(costs_.at(rows * 2 * B));
       rc.fresh.push_back(costs_.at(rows * (1 + B)));
       // Every guess held: each round verifies B - 1 guesses and commits them and the verifier's token.
-      rc.full_acceptance_rate = std::max(rc.full_acceptance_rate, rows * B / rc.verifying.back());
+      if (B >= kMinBlock) rc.full_acceptance_rate = std::max(rc.full_acceptance_rate, rows * B / rc.verifying.back());
     }
   }
   return rc;
@@ -164,8 +164,8 @@ void BlockSizer::observe_time(int B, int width, double seconds, int committed) {
 int BlockSizer::best_block(int rows) const {
   const double a = alpha();
   double run = 0, ai = 1;  // B = 1
-  int best = 1;
-  double best_rate = spec_rate(1, rows, run, ai);
+  int best = std::min(kMinBlock, max_block_);
+  double best_rate = 0;
   for (int B = 2; B <= max_block_; ++B) {
     run += (ai *= a);
     const double r = spec_rate(B, rows, run, ai);
@@ -213,7 +213,7 @@ int BlockSizer::next(int rows, int left) {
   if (finishing) {
     // A few tokens left: a block that drafts them all, or a shorter one with its first (fresh) round paid.
     best_rate = finish_rate(left, rows, alpha());
-    for (int B = 1; B < left; ++B)
+    for (int B = kMinBlock; B < left; ++B)
       if (const double r = rest_rate(B, left, rows); r > best_rate) {
         best = B;
         best_rate = r;
@@ -240,11 +240,28 @@ void BlockSizer::observe(int checked, int accepted) {
   if (accepted < checked) learnt_.rejected += 1;
 }
 
-bool BlockSizer::verify_reading(int guesses, int rows) const {
+int BlockSizer::reading_guesses(int available, bool ends_text, int rows) const {
   const SpeculationMemory& m = learnt_;
   const double a = m.read_accepted / (m.read_accepted + m.read_rejected);
-  const double tokens = 1 + expected_run(a, guesses);
-  return tokens * ar_scale() * costs_.at(rows) > spec_scale() * costs_.at(rows + guesses);
+  // This sequence's share of the batch's forward, plus the rows its guesses add.
+  const double share = costs_.at(rows) / rows;
+  int best = 0;
+  double best_rate = 1 / (ar_scale() * share), run = 0, ai = 1;
+  for (int n = 1; n <= available; ++n) {
+    run += (ai *= a);
+    const double tokens = 1 + run - (ends_text && n == available ? ai : 0);
+    const double r = tokens / (read_scale() * (share + costs_.at(rows + n) - costs_.at(rows)));
+    if (r > best_rate) {
+      best = n;
+      best_rate = r;
+    }
+  }
+  return best;
+}
+
+void BlockSizer::observe_reading_time(int width, double seconds) {
+  const double p = costs_.at(width);
+  if (p > 0 && seconds > 0) learnt_.read_ratio.add(seconds / p);
 }
 
 void BlockSizer::observe_reading(int checked, int accepted) {

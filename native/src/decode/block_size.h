@@ -57,8 +57,9 @@ struct SpeculationMemory {
   double accepted = 4, rejected = 1;  // the prior: alpha 0.8
   // The same for guesses from the encoder's reading (decode/reading_draft.h), a drafter of its own.
   double read_accepted = 9, read_rejected = 1;  // the prior: 0.9
-  // Measured / predicted round time, for AR steps and for speculative rounds.
-  RecentMedian ar_ratio, spec_ratio;
+  // Measured / predicted round time, for AR steps, for speculative rounds and for rounds that verified the
+  // reading (their rows are verifier rows, each also weighed against the reading prior).
+  RecentMedian ar_ratio, spec_ratio, read_ratio;
   // Decayed sums of measured seconds (a stall counted at kStallFactor times the expected time) and committed
   // tokens, for AR steps and for speculative rounds.
   double ar_seconds = 0, ar_tokens = 0, spec_seconds = 0, spec_tokens = 0;
@@ -84,10 +85,12 @@ class BlockSizer {
   static constexpr double kMemoryWeight = 12;
   // A round slower than this many times its expected time is a stall, not what the block size costs.
   static constexpr double kStallFactor = 2;
+  // A block of one drafts only the token its own verifier writes: an AR step with a wasted row.
+  static constexpr int kMinBlock = 2;
   BlockSizer(ForwardCosts costs, int max_block, const SpeculationMemory& memory = {});
   // This sizer's estimates, to start the next batch of the same kind from.
   SpeculationMemory memory() const;
-  // Best speculative block size (>= 1) under the current acceptance estimate.
+  // Best speculative block size (>= kMinBlock where max_block allows) under the current acceptance estimate.
   int best_block(int rows = 1) const;
   // This round's choice: best_block(), or 0 (AR step) where AR is faster, with periodic probes. left: the
   // most tokens any sequence of the batch is likely to have left (-1: unknown); a block that drafts them all
@@ -95,9 +98,12 @@ class BlockSizer {
   int next(int rows = 1, int left = -1);
   // After a round: `checked` guesses were compared with the verifier, `accepted` of them matched.
   void observe(int checked, int accepted);
-  // Whether a round that verifies `guesses` drafted by the encoder's reading is expected to commit more
-  // tokens per second than AR steps, by the reading's own acceptance rate.
-  bool verify_reading(int guesses, int rows = 1) const;
+  // How many of the `available` guesses the encoder's reading offers a round should verify: the count that
+  // commits the most tokens per second by the reading's own acceptance rate, or 0 where an AR step commits
+  // more. A wrong guess wastes the rows after it, so the longer a run, the less each further guess is likely
+  // to add; and past a few rows a CPU forward costs about one row more per row. ends_text: the last guess is
+  // EOS (nothing follows it to commit when every guess holds).
+  int reading_guesses(int available, bool ends_text, int rows = 1) const;
   // After a round that checked `checked` guesses from the reading, `accepted` of them matched.
   void observe_reading(int checked, int accepted);
   // Wall time of a finished round of block size B (0: AR step) whose forward had `width` rows in all (every
@@ -109,6 +115,8 @@ class BlockSizer {
   // known, speculation that measured slower than AR is not chosen (probes still run), whatever the model
   // predicts.
   void observe_time(int B, int width, double seconds, int committed);
+  // Wall time of a finished round in which every sequence verified the reading, `width` rows in all.
+  void observe_reading_time(int width, double seconds);
   // True when measured speculative rounds cost more per committed token than measured AR steps.
   bool speculation_measured_slower() const;
   // True when some block size would beat AR steps were every drafted token accepted.
@@ -135,6 +143,7 @@ class BlockSizer {
   const RoundCosts& round_costs(int rows) const;
   double ar_scale() const { return learnt_.ar_ratio.value(1); }
   double spec_scale() const { return learnt_.spec_ratio.value(1); }
+  double read_scale() const { return learnt_.read_ratio.value(1); }
   // Rate of block size B given S = alpha + ... + alpha^(B-1), the expected accepted run of B - 1 guesses, and
   // alpha^(B-1), the chance that all of them hold.
   double spec_rate(int B, int rows, double run, double held) const;

@@ -26,17 +26,18 @@ void ReadingDraft::guesses(std::vector<int>* ids, std::vector<float>* conf) cons
   }
 }
 
-void ReadingDraft::advance(int offered, int matched, int correction) {
-  if (matched >= offered) {
-    // The verifier's own token followed: it wrote the character the model lacks (or the text ended).
-    at_ += offered + 1;
+void ReadingDraft::advance(int offered, int matched, int next) {
+  const int n = int(tokens_.size());
+  const int wrong = at_ + matched;  // the reading's index of the first character the output did not confirm
+  if (matched >= offered && (wrong >= n || tokens_[size_t(wrong)] < 0 || next == tokens_[size_t(wrong)])) {
+    // Every guess held, and the verifier's own token wrote the character the model lacks, ended the text,
+    // or is the reading's next character.
+    at_ = wrong + 1;
     return;
   }
-  const int wrong = at_ + matched;  // the reading's index of the rejected guess
-  const int n = int(tokens_.size());
-  if (wrong + 1 < n && correction == tokens_[size_t(wrong + 1)])
+  if (wrong + 1 < n && next == tokens_[size_t(wrong + 1)])
     at_ = wrong + 2;
-  else if (correction == space_ && (wrong >= n || tokens_[size_t(wrong)] != space_))
+  else if (next == space_ && (wrong >= n || tokens_[size_t(wrong)] != space_))
     at_ = wrong;
   else
     at_ = wrong + 1;

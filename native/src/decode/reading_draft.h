@@ -20,11 +20,11 @@ class ReadingDraft {
   // The guesses it offers for the next output tokens: the reading from where the output stands up to the
   // next character the model lacks, then EOS when the reading ends first. Empty once that is spent.
   void guesses(std::vector<int>* ids, std::vector<float>* conf) const;
-  // After `offered` guesses from guesses() were checked and `matched` held: where the output now stands
-  // in the reading. On a mismatch the verifier's `correction` says how the reading went wrong: it is the
-  // reading's next character (the reading had one too many), a space the reading left out, or else a
-  // character read as another.
-  void advance(int offered, int matched, int correction);
+  // After the first `offered` guesses from guesses() were checked and `matched` held, and the verifier
+  // wrote `next` after the matched ones: where the output now stands in the reading. Where `next` is not the
+  // reading's next character it says how the reading went wrong: it is the character after that one (the
+  // reading had one too many), a space the reading left out, or else one character read as another.
+  void advance(int offered, int matched, int next);
   // The output moved on by other guesses or steps: the reading offers nothing more.
   void lose_place() { at_ = int(tokens_.size()) + 1; }
 

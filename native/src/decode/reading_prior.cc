@@ -71,11 +71,12 @@ const std::vector<double>& ReadingPrior::scores() {
   const double cut = top * kWindow;
   const int repeat = last_ >= 0 ? (*slot_)[size_t(last_)] : -1;
   double s = 0.0;
+  double* __restrict part = part_.data();  // never the tables': the loop below runs two columns at a time
   for (int t = 1; t < T_; ++t) {
     const double phi = rb_[size_t(t - 1)] + rn_[size_t(t - 1)];
     if (!(phi >= cut)) continue;
-    const double* yt = y + size_t(t) * L;
-    for (size_t i = 0; i < L; ++i) part_[i] = part_[i] + phi * yt[i];
+    const double* __restrict yt = y + size_t(t) * L;
+    for (size_t i = 0; i < L; ++i) part[i] = part[i] + phi * yt[i];
     // A repeat needs a blank between: only the paths that end in blank extend it.
     if (repeat >= 0) s = s + rb_[size_t(t - 1)] * yt[repeat];
   }
@@ -88,16 +89,14 @@ const std::vector<double>& ReadingPrior::scores() {
 
 int ReadingPrior::take(const float* logits, float* prob) {
   scores();
+  // The decoder's log-probabilities less their common normaliser, which moves every joint score alike: the
+  // choice and the probability below do not depend on it.
   double top = double(logits[0]);
   for (int c = 1; c < V_; ++c) top = std::max(top, double(logits[c]));
-  double sum = 0.0;
-  for (int c = 0; c < V_; ++c) sum += std::exp(lp_[size_t(c)] = double(logits[c]) - top);
-  const double log_sum = std::log(sum);
   int best = 0;
   for (int c = 0; c < V_; ++c) {
     const double psi = psi_[size_t(c)];
-    lp_[size_t(c)] =
-        (1.0 - weight_) * (lp_[size_t(c)] - log_sum) + weight_ * (psi > kFloor ? std::log(psi) : kLogFloor);
+    lp_[size_t(c)] = (1.0 - weight_) * (double(logits[c]) - top) + weight_ * (psi > kFloor ? std::log(psi) : kLogFloor);
     if (lp_[size_t(c)] > lp_[size_t(best)]) best = c;
   }
   double mass = 0.0;

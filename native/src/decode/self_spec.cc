@@ -110,7 +110,7 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   r.accepted = matched;
   const int checked = int(out.size()) - (matched == r.k ? 1 : 0);
   if (ReadingDraft* reading = seq.reading_draft(); reading && r.reading) {
-    reading->advance(r.k, matched, matched < r.k ? r.verify[size_t(matched)] : -1);
+    reading->advance(r.k, matched, r.verify[size_t(matched)]);
     if (sizer) sizer->observe_reading(checked, matched);
   } else {
     // The output moved on without the reading: where it stands in the reading is no longer known.
@@ -196,14 +196,18 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       if (ReadingDraft* reading = s->reading_draft(); reading && r.checked.size() == 0) {
         Guesses g;
         reading->guesses(&g.ids, &g.conf);
-        if (g.size() > 0 && (!sizer || sizer->verify_reading(g.size(), running))) {
+        const bool ends_text = g.size() > 0 && g.ids.back() == c.eos_token_id;
+        const int n = std::min(sizer ? sizer->reading_guesses(g.size(), ends_text, running) : g.size(),
+                               s->budget() - 1);
+        if (n > 0) {
           r.checked = std::move(g);
-          r.k = std::min(r.checked.size(), s->budget() - 1);
+          r.k = n;
           r.reading = true;
         }
       }
       r.checked.keep(0, r.k);
-      r.B = std::min(chosen, s->budget() - r.k);
+      // The reading drafts the next round too: masks after its guesses would only be checked instead of it.
+      r.B = r.reading ? 0 : std::min(chosen, s->budget() - r.k);
       // Masks draft what follows the guesses: nothing when they end the text, and no further than the text
       // is likely to run.
       const std::vector<int>& eos = c.eos_token_ids;
@@ -243,9 +247,11 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       emit_round(ctx, st[i], round, forward_ms, round_ms);
     }
     // What a round of the chosen block costs and commits, measured on rounds of that block alone: a round
-    // that verified the reading's guesses is wide and long, and would make narrow rounds look cheap.
-    const bool read = std::any_of(st.begin(), st.end(), [](const RoundState& r) { return r.reading; });
-    if (sizer && !read) sizer->observe_time(chosen, width, round_ms / 1000, committed);
+    // that verified the reading's guesses is wide and long, and would make narrow rounds look cheap. Rounds
+    // of the reading alone are timed apart; a round mixing both kinds teaches neither.
+    const auto read = std::count_if(st.begin(), st.end(), [](const RoundState& r) { return r.reading; });
+    if (sizer && read == 0) sizer->observe_time(chosen, width, round_ms / 1000, committed);
+    if (sizer && read == int(st.size())) sizer->observe_reading_time(width, round_ms / 1000);
   }
 }
 

@@ -168,6 +168,37 @@ void index_shown_tokens(Model& m) {
       lv.shown_tokens.push_back(c);
       lv.shown_class.push_back(column[size_t(c)]);
     }
+  const int space = single_token(m.tokenizer, " ");
+  lv.space = space >= 0 && named[size_t(space)] ? space : -1;
+}
+
+void read_greedy(const std::vector<float>& folded, int T, int classes, int space, bool positions,
+                 LineReading* reading) {
+  const int blank = classes - 2;
+  if (positions) reading->index.assign(size_t(T), 0);
+  int started = 0, last = -1;
+  float gap_space = 0.0f;  // the largest space probability since the last character's columns
+  for (int t = 0; t < T; ++t) {
+    const float* row = folded.data() + size_t(t) * classes;
+    const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
+    if (space >= 0) gap_space = std::max(gap_space, row[space]);
+    if (best != blank && best != last) {
+      ++started;
+      const int prev = reading->tokens.empty() ? space : reading->tokens.back();
+      if (gap_space >= kSpaceRead && best != space && prev != space) {
+        reading->tokens.push_back(space);
+        reading->token_prob.push_back(gap_space);
+      }
+      reading->tokens.push_back(best < blank ? best : -1);
+      reading->token_prob.push_back(0.0f);
+    }
+    if (best != blank) {
+      reading->token_prob.back() = std::max(reading->token_prob.back(), row[best]);
+      gap_space = 0.0f;
+    }
+    if (positions) reading->index[size_t(t)] = started - (best != blank ? 1 : 0);
+    last = best;
+  }
 }
 
 Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading) {
@@ -203,23 +234,7 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading
       row[c] = acc;
     }
   }
-  if (reading) {
-    const int blank = m.cfg.text.vocab_size;
-    if (e.reading_positions) reading->index.assign(size_t(T), 0);
-    int started = 0, last = -1;
-    for (int t = 0; t < T; ++t) {
-      const float* row = folded.data() + size_t(t) * classes;
-      const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
-      if (best != blank && best != last) {
-        ++started;
-        reading->tokens.push_back(best < blank ? best : -1);
-        reading->token_prob.push_back(0.0f);
-      }
-      if (best != blank) reading->token_prob.back() = std::max(reading->token_prob.back(), row[best]);
-      if (e.reading_positions) reading->index[size_t(t)] = started - (best != blank ? 1 : 0);
-      last = best;
-    }
-  }
+  if (reading) read_greedy(folded, T, classes, lv.space, e.reading_positions, reading);
   Buffer ctc(&be, folded.size());
   be.upload(ctc.data(), folded.data(), folded.size());
   be.linear(ctc.data(), T, lv.ctc_table, nullptr, part.data());
