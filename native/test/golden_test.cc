@@ -308,3 +308,22 @@ TEST(golden_mtp_drafts_and_rounds_match_reference) {
     CHECK_MSG(commits == ids(e, "mtp_round_commits"), name << " MTP rounds commit differently from the reference");
   });
 }
+
+TEST(golden_self_spec_samples_a_line_model_reproducibly) {
+  // Sampling has no reading prior, so no reading to draft from: the masks draft, and the draws follow the seed.
+  const int max_new = int(golden()->index.at("max_new_tokens", "").integer("max_new_tokens"));
+  if (!golden()->model->line) throw sctest::Skip("the checkpoint has no line encoder");
+  for_each_region([&](Golden& g, const std::string& name, const Json&, const RegionInput& in) {
+    // A fixed block: the automatic one follows measured times, and the draws follow the rounds.
+    DecodeOptions o = greedy(DecodeMode::Spec, 4, max_new);
+    o.temperature = 0.8f;
+    o.top_p = 0.95f;
+    o.seed = 3;
+    std::atomic<bool> cancel{false};
+    NullSink sink;
+    ModelMemory first, second;
+    const auto a = decode_regions(*g.model, {in}, o, sink, cancel, &first);
+    const auto b = decode_regions(*g.model, {in}, o, sink, cancel, &second);
+    CHECK_MSG(a.regions[0].tokens == b.regions[0].tokens, name);
+  });
+}

@@ -122,7 +122,7 @@ TEST(image_grid_and_embeddings_have_documented_shape) {
 
 TEST(greedy_readout_adds_the_spaces_the_ctc_head_nearly_read) {
   // Classes: 0 space, 1 a, 2 b, 3 (blank), 4 (a character we lack). Columns: a, blank with space at 0.3, b,
-  // blank with space at 0.01, a, then a character we lack and a with space second in its column at 0.2.
+  // blank with space at 0.01, a, a character we lack, then a with space second in its own column.
   const int classes = 5, space = 0;
   const std::vector<std::vector<float>> cols = {{0.0f, 0.9f, 0.0f, 0.1f, 0.0f}, {0.3f, 0.0f, 0.0f, 0.7f, 0.0f},
                                                 {0.0f, 0.0f, 0.8f, 0.2f, 0.0f}, {0.01f, 0.0f, 0.0f, 0.99f, 0.0f},
@@ -133,9 +133,10 @@ TEST(greedy_readout_adds_the_spaces_the_ctc_head_nearly_read) {
   const int T = int(cols.size());
   LineReading reading;
   read_greedy(folded, T, classes, space, true, &reading);
-  CHECK((reading.tokens == std::vector<int>{1, space, 2, 1, -1, space, 1}));
+  CHECK((reading.tokens == std::vector<int>{1, space, 2, 1, -1, 1}));
+  CHECK((reading.token_column == std::vector<int>{0, 1, 2, 4, 5, 6}));
   CHECK(reading.token_prob.size() == reading.tokens.size());
-  CHECK(reading.token_prob[1] == 0.3f && reading.token_prob[2] == 0.8f && reading.token_prob[5] == 0.2f);
+  CHECK(reading.token_prob[1] == 0.3f && reading.token_prob[2] == 0.8f && reading.token_prob[3] == 0.6f);
   // The positions count the characters the CTC head wrote, not the added spaces.
   CHECK((reading.index == std::vector<int>{0, 1, 1, 2, 2, 3, 4}));
   LineReading plain;

@@ -1,21 +1,39 @@
 #include "decode/reading_draft.h"
 
-#include <algorithm>
 #include <utility>
+
+#include "decode/reading_prior.h"
 
 namespace saccade {
 
-ReadingDraft::ReadingDraft(std::vector<int> tokens, std::vector<float> conf, int eos, int space)
-    : tokens_(std::move(tokens)), conf_(std::move(conf)), eos_(eos), space_(space) {
+ReadingDraft::ReadingDraft(std::vector<int> tokens, std::vector<float> conf, std::vector<int> columns, int eos)
+    : tokens_(std::move(tokens)), conf_(std::move(conf)), columns_(std::move(columns)), eos_(eos) {
   conf_.resize(tokens_.size(), 0.0f);
+  columns_.resize(tokens_.size(), 0);
 }
 
-void ReadingDraft::guesses(std::vector<int>* ids, std::vector<float>* conf) const {
+int ReadingDraft::place(const ReadingPrior& prior) const {
+  // Token j comes next when the columns before its first read as the prefix; the end of the line when all
+  // of them do.
+  const int n = int(tokens_.size());
+  int best = -1;
+  double best_p = 0.0;
+  for (int j = 0; j <= n; ++j) {
+    const double p = prior.read_by((j < n ? columns_[size_t(j)] : prior.columns()) - 1);
+    if (p > best_p) {
+      best = j;
+      best_p = p;
+    }
+  }
+  return best;
+}
+
+void ReadingDraft::guesses(const ReadingPrior& prior, std::vector<int>* ids, std::vector<float>* conf) const {
   ids->clear();
   conf->clear();
   const int n = int(tokens_.size());
-  if (at_ > n) return;
-  int i = at_;
+  int i = place(prior);
+  if (i < 0) return;
   for (; i < n && tokens_[size_t(i)] >= 0; ++i) {
     ids->push_back(tokens_[size_t(i)]);
     conf->push_back(conf_[size_t(i)]);
@@ -24,23 +42,6 @@ void ReadingDraft::guesses(std::vector<int>* ids, std::vector<float>* conf) cons
     ids->push_back(eos_);
     conf->push_back(1.0f);
   }
-}
-
-void ReadingDraft::advance(int offered, int matched, int next) {
-  const int n = int(tokens_.size());
-  const int wrong = at_ + matched;  // the reading's index of the first character the output did not confirm
-  if (matched >= offered && (wrong >= n || tokens_[size_t(wrong)] < 0 || next == tokens_[size_t(wrong)])) {
-    // Every guess held, and the verifier's own token wrote the character the model lacks, ended the text,
-    // or is the reading's next character.
-    at_ = wrong + 1;
-    return;
-  }
-  if (wrong + 1 < n && next == tokens_[size_t(wrong + 1)])
-    at_ = wrong + 2;
-  else if (next == space_ && (wrong >= n || tokens_[size_t(wrong)] != space_))
-    at_ = wrong;
-  else
-    at_ = wrong + 1;
 }
 
 }  // namespace saccade

@@ -1,5 +1,5 @@
 #pragma once
-// The line encoder's greedy CTC reading as guesses of the decoder's output (docs/decisions/0023). The
+// The line encoder's greedy CTC reading as guesses of the decoder's output (docs/decisions/0023, 0024). The
 // encoder reads every line before the decoder writes a token, so its reading is a draft of the whole line
 // that costs nothing to make: a round can verify it at once instead of first spending a forward on drafting
 // masks. The verifier decides every token as ever, so the output stays AR's byte for byte; a wrong guess
@@ -8,31 +8,32 @@
 
 namespace saccade {
 
+class ReadingPrior;
+
 class ReadingDraft {
  public:
   ReadingDraft() = default;
-  // tokens: the reading (-1 for a character the model lacks), conf: each one's probability; eos: the end
-  // of text; space: the space token (-1: none).
-  ReadingDraft(std::vector<int> tokens, std::vector<float> conf, int eos, int space);
+  // tokens: the reading (-1 for a character the model lacks), conf: each one's probability, columns: the
+  // CTC column each starts in (ascending); eos: the end of text.
+  ReadingDraft(std::vector<int> tokens, std::vector<float> conf, std::vector<int> columns, int eos);
 
   // Characters the encoder read on the whole line.
   int characters() const { return int(tokens_.size()); }
-  // The guesses it offers for the next output tokens: the reading from where the output stands up to the
-  // next character the model lacks, then EOS when the reading ends first. Empty once that is spent.
-  void guesses(std::vector<int>* ids, std::vector<float>* conf) const;
-  // After the first `offered` guesses from guesses() were checked and `matched` held, and the verifier
-  // wrote `next` after the matched ones: where the output now stands in the reading. Where `next` is not the
-  // reading's next character it says how the reading went wrong: it is the character after that one (the
-  // reading had one too many), a space the reading left out, or else one character read as another.
-  void advance(int offered, int matched, int next);
-  // The output moved on by other guesses or steps: the reading offers nothing more.
-  void lose_place() { at_ = int(tokens_.size()) + 1; }
+  // Where the output stands in the reading: the token whose first column the committed prefix most likely
+  // reads up to, by the reading prior's CTC forward variables (the first such token; characters() for the
+  // end of the line; -1 when the prefix cannot be read from the line at all). It follows the output through
+  // any edit of the reading (a character read as another, one read that is not there, one not read) and
+  // after any round, whatever drafted it.
+  int place(const ReadingPrior& prior) const;
+  // The guesses it offers for the next output tokens: the reading from place() up to the next character the
+  // model lacks, then EOS when the reading ends first.
+  void guesses(const ReadingPrior& prior, std::vector<int>* ids, std::vector<float>* conf) const;
 
  private:
   std::vector<int> tokens_;
   std::vector<float> conf_;
-  int eos_ = -1, space_ = -1;
-  int at_ = 0;  // the reading's index of the next output token
+  std::vector<int> columns_;
+  int eos_ = -1;
 };
 
 }  // namespace saccade

@@ -87,6 +87,12 @@ const std::vector<double>& ReadingPrior::scores() {
   return psi_;
 }
 
+double ReadingPrior::read_by(int t) const {
+  if (t < 0) return last_ < 0 ? 1.0 : 0.0;
+  t = std::min(t, T_ - 1);
+  return rn_[size_t(t)] + rb_[size_t(t)];
+}
+
 int ReadingPrior::take(const float* logits, float* prob) {
   scores();
   // The decoder's log-probabilities less their common normaliser, which moves every joint score alike: the

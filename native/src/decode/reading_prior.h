@@ -28,6 +28,11 @@ class ReadingPrior {
   int take(const float* logits, float* prob);
   // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
   const std::vector<double>& scores();
+  // The probability that columns 0..t of the line read as exactly the committed prefix, relative to psi(prefix)
+  // (t = -1: no columns, which read as the empty prefix only).
+  double read_by(int t) const;
+  // The line's columns.
+  int columns() const { return T_; }
 
  private:
   void commit(int c);

@@ -109,14 +109,10 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   }
   r.accepted = matched;
   const int checked = int(out.size()) - (matched == r.k ? 1 : 0);
-  if (ReadingDraft* reading = seq.reading_draft(); reading && r.reading) {
-    reading->advance(r.k, matched, r.verify[size_t(matched)]);
-    if (sizer) sizer->observe_reading(checked, matched);
-  } else {
-    // The output moved on without the reading: where it stands in the reading is no longer known.
-    if (reading) reading->lose_place();
-    if (sizer && r.k > 0) sizer->observe(checked, matched);
-  }
+  if (sizer && r.reading)
+    sizer->observe_reading(checked, matched);
+  else if (sizer && r.k > 0)
+    sizer->observe(checked, matched);
   const int n = seq.commit(out, round, ctx.sink);
   for (int i = 0; i < n; ++i) r.committed.push_back(out[size_t(i)].id);
   // c and the committed guesses keep their KV; the last committed token becomes the next c.
@@ -195,7 +191,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       r.k = std::min({r.checked.size(), std::max(0, chosen - 1), s->budget() - 1});
       if (ReadingDraft* reading = s->reading_draft(); reading && r.checked.size() == 0) {
         Guesses g;
-        reading->guesses(&g.ids, &g.conf);
+        reading->guesses(*s->reading_prior(), &g.ids, &g.conf);
         const bool ends_text = g.size() > 0 && g.ids.back() == c.eos_token_id;
         const int n = std::min(sizer ? sizer->reading_guesses(g.size(), ends_text, running) : g.size(),
                                s->budget() - 1);

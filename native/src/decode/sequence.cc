@@ -40,6 +40,7 @@ static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
   p.read = m.line != nullptr;
   p.read_tokens = std::move(reading.tokens);
   p.read_prob = std::move(reading.token_prob);
+  p.read_column = std::move(reading.token_column);
   const int n = p.rows * p.cols;
   p.next_pos = 1 + std::max(p.rows, p.cols);
   p.img_begin = 1;
@@ -76,11 +77,6 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   prefill_tokens_ = std::move(p.tokens);
   prefill_pos_ = std::move(p.pos);
   pending_ = p.pending;
-  if (p.read) {
-    const std::vector<int> space = m.tokenizer.encode(" ");
-    reading_ = std::make_unique<ReadingDraft>(std::move(p.read_tokens), std::move(p.read_prob), c.eos_token_id,
-                                              space.size() == 1 ? space[0] : -1);
-  }
   stats_.encode_ms = now_ms() - t0;
 
   text_slot_ = int(prefill_tokens_.size());
@@ -93,6 +89,10 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   if (o.reading_prior && o.temperature <= 0 && o.mode != DecodeMode::Diffusion && c.reading_prior_weight > 0 &&
       !p.ctc.empty())
     prior_ = ReadingPrior::for_line(m, p.ctc, cols_);
+  // The reading finds its place in the output through the prior's forward variables.
+  if (p.read && prior_)
+    reading_ = std::make_unique<ReadingDraft>(std::move(p.read_tokens), std::move(p.read_prob),
+                                              std::move(p.read_column), c.eos_token_id);
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,
                                                 image_share);

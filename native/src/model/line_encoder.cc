@@ -177,20 +177,26 @@ void read_greedy(const std::vector<float>& folded, int T, int classes, int space
   const int blank = classes - 2;
   if (positions) reading->index.assign(size_t(T), 0);
   int started = 0, last = -1;
-  float gap_space = 0.0f;  // the largest space probability since the last character's columns
+  float gap_space = 0.0f;  // the largest space probability in the blank columns since the last character
+  int gap_column = -1;     // where it was
   for (int t = 0; t < T; ++t) {
     const float* row = folded.data() + size_t(t) * classes;
     const int best = int(std::max_element(row, row + classes) - row);  // first maximum, as torch's argmax
-    if (space >= 0) gap_space = std::max(gap_space, row[space]);
+    if (best == blank && space >= 0 && row[space] > gap_space) {
+      gap_space = row[space];
+      gap_column = t;
+    }
     if (best != blank && best != last) {
       ++started;
       const int prev = reading->tokens.empty() ? space : reading->tokens.back();
       if (gap_space >= kSpaceRead && best != space && prev != space) {
         reading->tokens.push_back(space);
         reading->token_prob.push_back(gap_space);
+        reading->token_column.push_back(gap_column);
       }
       reading->tokens.push_back(best < blank ? best : -1);
       reading->token_prob.push_back(0.0f);
+      reading->token_column.push_back(t);
     }
     if (best != blank) {
       reading->token_prob.back() = std::max(reading->token_prob.back(), row[best]);

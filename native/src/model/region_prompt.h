@@ -19,6 +19,7 @@ struct RegionPrompt {
   std::vector<float> ctc;   // a line model's folded CTC distribution [cols, vocab + 2], for the reading prior
   std::vector<int> read_tokens;    // a line model's greedy CTC readout (a character the model lacks: -1)
   std::vector<float> read_prob;    // each one's largest column probability
+  std::vector<int> read_column;    // the column each one starts in
   bool read = false;               // whether there is a reading at all
 };
 
