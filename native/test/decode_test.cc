@@ -488,31 +488,24 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
 }
 
 TEST(reading_draft_offers_the_reading_from_where_the_ctc_columns_place_the_output) {
-  // Tokens: 0 end of text, 1 a, 2 b, 3 c, 4 d, 5 one the reading never shows. A line of five columns that
-  // reads "abc": a, blank, b, blank, c; d is a little likely everywhere.
-  const int eos = 0, a = 1, b = 2, c = 3, d = 4, unseen = 5, V = 6;
-  const double cols[5][5] = {{0.05, 0.85, 0.04, 0.03, 0.03}, {0.9, 0.03, 0.03, 0.02, 0.02},
-                             {0.1, 0.03, 0.8, 0.03, 0.04}, {0.9, 0.03, 0.03, 0.02, 0.02},
-                             {0.1, 0.03, 0.03, 0.8, 0.04}};  // blank, a, b, c, d
+  // Tokens: 0 end of text, 1 a, 2 b, 3 c, 4 d, 5 space, 6 one the line never shows. A line of five columns
+  // that reads "abc": a, blank, b, c, blank (b and c side by side); d and the space a little likely anywhere.
+  const int eos = 0, a = 1, b = 2, c = 3, d = 4, space = 5, unseen = 6, V = 7;
+  const double cols[5][6] = {{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01},
+                             {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.02, 0.03, 0.03, 0.87, 0.04, 0.01},
+                             {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}};  // blank, a, b, c, d, space
   std::vector<double> y, blank;
   for (const auto& col : cols) {
     blank.push_back(col[0]);
-    y.insert(y.end(), col + 1, col + 5);
+    y.insert(y.end(), col + 1, col + 6);
   }
-  const ReadingPrior line({a, b, c, d}, y, blank, V, eos, 0.5);
-  const ReadingDraft r({a, b, c}, {0.85f, 0.8f, 0.8f}, {0, 2, 4}, eos);
-  // The prior reads on from whatever the verifier writes; a decoder all but certain of each token writes it.
+  const auto line = CtcColumns::make({a, b, c, d, space}, y, blank, V, eos);
   auto after = [&](std::vector<int> written) {
-    ReadingPrior p = line;
-    for (int id : written) {
-      std::vector<float> logits(V, 0.0f);
-      logits[size_t(id)] = 1000.0f;
-      float prob;
-      CHECK(p.take(logits.data(), &prob) == id);
-    }
+    ReadingDraft r({a, b, c}, {0.85f, 0.8f, 0.87f}, {0, 2, 3}, line, eos, space);
+    for (int id : written) r.extend(id);
     std::vector<int> ids;
     std::vector<float> conf;
-    r.guesses(p, &ids, &conf);
+    r.guesses(&ids, &conf);
     CHECK(conf.size() == ids.size());
     return ids;
   };
@@ -521,13 +514,34 @@ TEST(reading_draft_offers_the_reading_from_where_the_ctc_columns_place_the_outpu
   CHECK((after({a, d}) == std::vector<int>{c, eos}));  // d where the reading has b: one read as another
   CHECK((after({a, c}) == std::vector<int>{eos}));     // the output has no b
   CHECK((after({a, b, c}) == std::vector<int>{eos}));
-  CHECK(after({a, unseen}).empty());  // no column reads it: the reading has lost the output
+  // A space between b and c, which sit in adjacent columns: the output keeps its place before c.
+  CHECK((after({a, b, space}) == std::vector<int>{c, eos}));
+  CHECK((after({a, unseen}) == std::vector<int>{b, c, eos}));  // a token no column shows takes none
+  // A space the reading added in a blank column: offered until the output writes it or goes past it.
+  const double spaced_cols[4][6] = {{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.6, 0.03, 0.03, 0.01, 0.03, 0.3},
+                                    {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}};
+  std::vector<double> y2, blank2;
+  for (const auto& col : spaced_cols) {
+    blank2.push_back(col[0]);
+    y2.insert(y2.end(), col + 1, col + 6);
+  }
+  const auto spaced_line = CtcColumns::make({a, b, c, d, space}, y2, blank2, V, eos);
+  auto spaced = [&](std::vector<int> written) {
+    ReadingDraft r({a, space, b}, {0.85f, 0.3f, 0.8f}, {0, 1, 2}, spaced_line, eos, space);
+    for (int id : written) r.extend(id);
+    std::vector<int> ids;
+    std::vector<float> conf;
+    r.guesses(&ids, &conf);
+    return ids;
+  };
+  CHECK((spaced({a}) == std::vector<int>{space, b, eos}));
+  CHECK((spaced({a, space}) == std::vector<int>{b, eos}));
+  CHECK((spaced({a, b}) == std::vector<int>{eos}));
   // A character the model lacks (-1) ends the guesses; the verifier's own token stands in for it.
-  const ReadingDraft lacking({a, -1, c}, {1, 1, 1}, {0, 2, 4}, eos);
-  ReadingPrior p = line;
+  ReadingDraft lacking({a, -1, c}, {1, 1, 1}, {0, 2, 3}, line, eos, space);
   std::vector<int> ids;
   std::vector<float> conf;
-  lacking.guesses(p, &ids, &conf);
+  lacking.guesses(&ids, &conf);
   CHECK((ids == std::vector<int>{a}));
 }
 

@@ -310,7 +310,7 @@ TEST(golden_mtp_drafts_and_rounds_match_reference) {
 }
 
 TEST(golden_self_spec_samples_a_line_model_reproducibly) {
-  // Sampling has no reading prior, so no reading to draft from: the masks draft, and the draws follow the seed.
+  // Sampling verifies the reading's guesses as a draft with no doubt in it; the draws follow the seed.
   const int max_new = int(golden()->index.at("max_new_tokens", "").integer("max_new_tokens"));
   if (!golden()->model->line) throw sctest::Skip("the checkpoint has no line encoder");
   for_each_region([&](Golden& g, const std::string& name, const Json&, const RegionInput& in) {

@@ -4,36 +4,42 @@
 // that costs nothing to make: a round can verify it at once instead of first spending a forward on drafting
 // masks. The verifier decides every token as ever, so the output stays AR's byte for byte; a wrong guess
 // costs only the rows after it.
+#include <memory>
 #include <vector>
+
+#include "decode/ctc_prefix.h"
 
 namespace saccade {
 
-class ReadingPrior;
-
 class ReadingDraft {
  public:
-  ReadingDraft() = default;
   // tokens: the reading (-1 for a character the model lacks), conf: each one's probability, columns: the
-  // CTC column each starts in (ascending); eos: the end of text.
-  ReadingDraft(std::vector<int> tokens, std::vector<float> conf, std::vector<int> columns, int eos);
+  // column each starts in (ascending), all over the line's CTC columns; eos: the end of text; space: the
+  // space token (-1: none).
+  ReadingDraft(std::vector<int> tokens, std::vector<float> conf, std::vector<int> columns,
+               std::shared_ptr<const CtcColumns> ctc, int eos, int space);
 
   // Characters the encoder read on the whole line.
   int characters() const { return int(tokens_.size()); }
-  // Where the output stands in the reading: the token whose first column the committed prefix most likely
-  // reads up to, by the reading prior's CTC forward variables (the first such token; characters() for the
-  // end of the line; -1 when the prefix cannot be read from the line at all). It follows the output through
-  // any edit of the reading (a character read as another, one read that is not there, one not read) and
-  // after any round, whatever drafted it.
-  int place(const ReadingPrior& prior) const;
+  // The output committed one more token.
+  void extend(int token);
+  // Where the output stands in the reading: the token whose first column the output most likely reads up
+  // to (the first such token; characters() for the end of the line; -1 when the output cannot be read from
+  // the line at all). The output is read with its spaces and the tokens the line never shows made optional,
+  // since the decoder writes spaces the CTC head merged away. It follows the output through any edit of the
+  // reading (a character read as another, one read that is not there, one not read) and after any round,
+  // whatever drafted it.
+  int place() const;
   // The guesses it offers for the next output tokens: the reading from place() up to the next character the
   // model lacks, then EOS when the reading ends first.
-  void guesses(const ReadingPrior& prior, std::vector<int>* ids, std::vector<float>* conf) const;
+  void guesses(std::vector<int>* ids, std::vector<float>* conf) const;
 
  private:
   std::vector<int> tokens_;
   std::vector<float> conf_;
   std::vector<int> columns_;
-  int eos_ = -1;
+  CtcPrefix output_;  // the committed output over the line's columns
+  int eos_, space_;
 };
 
 }  // namespace saccade

@@ -6,21 +6,20 @@
 #include <memory>
 #include <vector>
 
+#include "decode/ctc_prefix.h"
+
 namespace saccade {
 
-struct Model;
 
-// Copies are cheap (the tables are shared): a copy is a scratch prior to draft along.
+// Copies are cheap (the columns are shared): a copy is a scratch prior to draft along.
 class ReadingPrior {
  public:
   // live: the tokens the reading can show (never eos); y: [T, live], their CTC probability per column; blank:
   // [T]. Every other token has probability 0 everywhere. The prefix starts empty.
   ReadingPrior(std::vector<int> live, std::vector<double> y, std::vector<double> blank, int vocab, int eos,
                double weight);
-  // A line model's prior over one region, from its CTC distribution folded onto the model's classes, host
-  // [T, vocab + 2] (blank at vocab): each of the model's shown tokens reads its shown class's column
-  // (LineVision::shown_tokens); every other token (specials, tags, commands) is never shown.
-  static std::unique_ptr<ReadingPrior> for_line(const Model& m, const std::vector<float>& ctc, int T);
+  // Over a line's columns (CtcColumns::for_line), with the model's vocabulary and weight.
+  ReadingPrior(std::shared_ptr<const CtcColumns> columns, int vocab, int eos, double weight);
 
   // The joint choice for one row of decoder logits [V]; the prior then reads on from it, so the caller must
   // commit what it returns. *prob: its probability under the joint scores normalised over the vocabulary
@@ -28,25 +27,13 @@ class ReadingPrior {
   int take(const float* logits, float* prob);
   // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
   const std::vector<double>& scores();
-  // The probability that columns 0..t of the line read as exactly the committed prefix, relative to psi(prefix)
-  // (t = -1: no columns, which read as the empty prefix only).
-  double read_by(int t) const;
-  // The line's columns.
-  int columns() const { return T_; }
 
  private:
-  void commit(int c);
-
-  int T_, V_, L_, eos_, last_ = -1;
+  int V_, eos_;
   double weight_;
-  std::shared_ptr<const std::vector<int>> live_;      // [L]
-  std::shared_ptr<const std::vector<double>> y_;      // [T, L]
-  std::shared_ptr<const std::vector<double>> blank_;  // [T]
-  std::shared_ptr<const std::vector<int>> slot_;      // per token, its index in live (-1: never shown)
-  std::vector<double> rn_, rb_;    // the prefix's paths ending in its last character / in blank, per column
+  CtcPrefix prefix_;               // the committed prefix's forward variables
   std::vector<double> part_;       // per live token, its score ratio
   std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)
-  std::vector<double> next_rn_, next_rb_;  // commit's scratch for the next forward variables
 };
 
 }  // namespace saccade

@@ -191,11 +191,18 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
       r.k = std::min({r.checked.size(), std::max(0, chosen - 1), s->budget() - 1});
       if (ReadingDraft* reading = s->reading_draft(); reading && r.checked.size() == 0) {
         Guesses g;
-        reading->guesses(*s->reading_prior(), &g.ids, &g.conf);
+        reading->guesses(&g.ids, &g.conf);
         const bool ends_text = g.size() > 0 && g.ids.back() == c.eos_token_id;
         const int n = std::min(sizer ? sizer->reading_guesses(g.size(), ends_text, running) : g.size(),
                                s->budget() - 1);
         if (n > 0) {
+          // The reading is a draft with no doubt in it: sampling accepts a guess with the verifier's own
+          // probability of it, and on a rejection draws from the rest.
+          if (ctx.opts.temperature > 0)
+            for (int id : g.ids) {
+              g.q.emplace_back(size_t(c.text.vocab_size), 0.0f);
+              g.q.back()[size_t(id)] = 1.0f;
+            }
           r.checked = std::move(g);
           r.k = n;
           r.reading = true;

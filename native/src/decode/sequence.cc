@@ -86,13 +86,15 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   max_new_ = std::min(o.max_new_tokens, std::max(0, max_text_slots_ - lookahead - 2));
   cache_ = make_kv_cache(m, text_slot_ + max_new_ + lookahead + 2);
   if (o.repeat_guard) guard_ = std::make_unique<RepeatGuard>(m.tokenizer);
-  if (o.reading_prior && o.temperature <= 0 && o.mode != DecodeMode::Diffusion && c.reading_prior_weight > 0 &&
-      !p.ctc.empty())
-    prior_ = ReadingPrior::for_line(m, p.ctc, cols_);
-  // The reading finds its place in the output through the prior's forward variables.
-  if (p.read && prior_)
+  if (p.read && !p.ctc.empty()) {
+    const std::shared_ptr<const CtcColumns> columns = CtcColumns::for_line(m, p.ctc, cols_);
+    if (o.reading_prior && o.temperature <= 0 && o.mode != DecodeMode::Diffusion && c.reading_prior_weight > 0)
+      prior_ = std::make_unique<ReadingPrior>(columns, c.text.vocab_size, c.eos_token_id, c.reading_prior_weight);
+    const std::vector<int> space = m.tokenizer.encode(" ");
     reading_ = std::make_unique<ReadingDraft>(std::move(p.read_tokens), std::move(p.read_prob),
-                                              std::move(p.read_column), c.eos_token_id);
+                                              std::move(p.read_column), columns, c.eos_token_id,
+                                              space.size() == 1 ? space[0] : -1);
+  }
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,
                                                 image_share);
@@ -200,6 +202,7 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     e.ar_prob = t.ar_prob;
     if (fix_ && t.row >= 0) e.has_fixation = fix_->row_fixation(t.row, &e.fixation);
     output_.push_back(t.id);
+    if (reading_) reading_->extend(t.id);
     pending_ = t.id;
     ++n;
     ++stats_.committed;

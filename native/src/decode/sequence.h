@@ -75,8 +75,7 @@ class Sequence {
   // encoder's greedy reading with a margin for what it leaves out (spaces); -1 without a reading, or once
   // the output has outrun it.
   int likely_tokens_left() const;
-  // The encoder's greedy reading as guesses of the output (nullptr: a model without a line reading, or
-  // decoding without its prior, which places the reading).
+  // The encoder's greedy reading as guesses of the output (nullptr: a model without a line reading).
   ReadingDraft* reading_draft() { return reading_.get(); }
 
   Pos3 pos_of(int slot) const;
