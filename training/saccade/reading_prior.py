@@ -22,7 +22,8 @@ after every commit so that psi(prefix) = 1; a score is then just psi(prefix + c)
   never show them.
 
 Greedy only: the verifier of every strategy (AR, self-spec, MTP) uses the same rule, so speculation stays
-byte-identical to AR. The engine's decode/reading_prior.cc is the same computation in the same order.
+byte-identical to AR. The engine's decode/reading_prior.cc (its forward variables in decode/ctc_prefix.cc) is
+the same computation in the same order.
 """
 import copy
 import unicodedata
