@@ -101,8 +101,8 @@ class BlockSizer {
   // How many of the `available` guesses the encoder's reading offers a round should verify: the count that
   // commits the most tokens per second by the reading's own acceptance rate, or 0 where an AR step commits
   // more. A wrong guess wastes the rows after it, so the longer a run, the less each further guess is likely
-  // to add; and past a few rows a CPU forward costs about one row more per row. ends_text: the last guess is
-  // EOS (nothing follows it to commit when every guess holds).
+  // to add, while past a few rows every row adds to a CPU forward's cost. ends_text: the last guess is EOS
+  // (nothing follows it to commit when every guess holds).
   int reading_guesses(int available, bool ends_text, int rows = 1) const;
   // After a round that checked `checked` guesses from the reading, `accepted` of them matched.
   void observe_reading(int checked, int accepted);
