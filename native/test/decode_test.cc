@@ -276,6 +276,30 @@ TEST(fixation_with_learnt_focal_layers_attends_only_its_selection_from_the_first
   }
 }
 
+TEST(diffusion_with_learnt_focal_layers_attends_the_whole_image_before_them) {
+  // Focal layer: the last. AR's earlier layers attend the selection carried from the token just written;
+  // a diffusion block's mask rows sit at many positions that selection does not fit, so they see it all.
+  const int layers = tiny().cfg.text.num_layers;
+  for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Diffusion}) {
+    DecodeOptions o = opts(mode, mode == DecodeMode::Diffusion ? 4 : 0);
+    o.fixation = {true, 3, 1, 0.25f};
+    ModelMemory memory;
+    memory.image_share["text"].assign(size_t(layers), 0.0);
+    memory.image_share["text"].back() = 1.0;
+    Collect sink;
+    const DecodeResult r = run(o, &sink, &memory);
+    std::map<std::string, int> image_tokens;
+    for (const Event& e : sink.events)
+      if (e.type == Event::Type::RegionStart) image_tokens[e.region_id] = e.image_tokens;
+    for (const auto& reg : r.regions) {
+      const int n = image_tokens.at(reg.id);
+      const double expected = mode == DecodeMode::AR ? std::ceil(0.25 * n) / n : 1.0;
+      CHECK_MSG(std::fabs(reg.stats.visual_token_fraction - expected) < 1e-12,
+                reg.id << ": " << reg.stats.visual_token_fraction << " vs " << expected);
+    }
+  }
+}
+
 TEST(batched_regions_decode_exactly_as_one_by_one) {
   for (DecodeMode mode : {DecodeMode::AR, DecodeMode::Spec}) {
     for (bool fixation : {false, true}) {

@@ -22,10 +22,10 @@ std::vector<int> top_k(const float* v, int n, int k) {
 }  // namespace
 
 FixationController::FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end,
-                                       const std::vector<double>* learnt_share)
+                                       const std::vector<double>* learnt_share, bool carry)
     : o_(o), layers_(num_layers), ib_(img_begin), ie_(img_end), n_img_(img_end - img_begin),
       keep_k_(std::max(1, int(std::ceil(double(o.keep_ratio) * (img_end - img_begin))))),
-      share_(size_t(num_layers), 0.0), is_focal_(size_t(num_layers), 0) {
+      carry_(carry), share_(size_t(num_layers), 0.0), is_focal_(size_t(num_layers), 0) {
   if (learnt_share && learnt_share->size() == share_.size() && n_img_ > 0) {
     share_ = *learnt_share;
     learnt_ = true;
@@ -40,7 +40,7 @@ void FixationController::begin_forward(int rows) {
     frac_sum_ += double(rows) * full_layers;
     frac_n_ += long(rows) * full_layers;
   }
-  keep_.assign(size_t(rows), carried_);
+  keep_.assign(size_t(rows), carry_ ? carried_ : std::vector<int>{});
   keep_ptr_.assign(size_t(rows), nullptr);
   keep_n_.assign(size_t(rows), 0);
   row_scores_.assign(size_t(rows), {});

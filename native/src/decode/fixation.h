@@ -19,9 +19,12 @@ namespace saccade {
 
 class FixationController final : public AttentionHook {
  public:
-  // learnt_share: per layer image-attention shares from an earlier warm-up (nullptr: warm up here).
+  // learnt_share: per layer image-attention shares from an earlier warm-up (nullptr: warm up here). carry:
+  // whether the layers before the first focal one attend to the selection carried from the last written
+  // token; not for diffusion, whose forwards are blocks of positions that selection does not fit but the
+  // first (those layers then attend to the whole image).
   FixationController(const FixationOptions& o, int num_layers, int img_begin, int img_end,
-                     const std::vector<double>* learnt_share = nullptr);
+                     const std::vector<double>* learnt_share = nullptr, bool carry = true);
 
   void begin_forward(int rows);
   // The prefill of `rows` rows, attended in full: with focal layers known, the last row's selection at the
@@ -52,7 +55,7 @@ class FixationController final : public AttentionHook {
   FixationOptions o_;
   int layers_, ib_, ie_, n_img_, keep_k_;
   int steps_ = 0;
-  bool pruning_ = false, learnt_ = false, seeding_ = false;
+  bool pruning_ = false, learnt_ = false, seeding_ = false, carry_ = true;
   std::vector<double> share_;  // per layer, summed over warm-up rows
   std::vector<int> focal_;     // ascending
   std::vector<char> is_focal_;

@@ -97,7 +97,7 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   }
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,
-                                                image_share);
+                                                image_share, o.mode != DecodeMode::Diffusion);
 
   t0 = now_ms();
   std::vector<Segment> segs(1);
