@@ -1,6 +1,7 @@
 // Decoding strategies on the tiny checkpoint: greedy self-spec reproduces greedy AR exactly, for fixed and
 // automatic block sizes; diffusion, refinement, sampling and fixation behave as specified.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -512,20 +513,19 @@ TEST(repeat_guard_retracts_a_loop_identically_in_ar_and_self_spec) {
 }
 
 TEST(reading_draft_offers_the_reading_from_where_the_ctc_columns_place_the_output) {
-  // Tokens: 0 end of text, 1 a, 2 b, 3 c, 4 d, 5 space, 6 one the line never shows. A line of five columns
-  // that reads "abc": a, blank, b, c, blank (b and c side by side); d and the space a little likely anywhere.
+  // Tokens: 0 end of text, 1 a, 2 b, 3 c, 4 d, 5 space, 6 one the line never shows.
   const int eos = 0, a = 1, b = 2, c = 3, d = 4, space = 5, unseen = 6, V = 7;
-  const double cols[5][6] = {{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01},
-                             {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.02, 0.03, 0.03, 0.87, 0.04, 0.01},
-                             {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}};  // blank, a, b, c, d, space
-  std::vector<double> y, blank;
-  for (const auto& col : cols) {
-    blank.push_back(col[0]);
-    y.insert(y.end(), col + 1, col + 6);
-  }
-  const auto line = CtcColumns::make({a, b, c, d, space}, y, blank, V, eos);
-  auto after = [&](std::vector<int> written) {
-    ReadingDraft r({a, b, c}, {0.85f, 0.8f, 0.87f}, {0, 2, 3}, line, eos, space);
+  using Column = std::array<double, 6>;  // blank, a, b, c, d, space
+  auto columns = [&](const std::vector<Column>& cols) {
+    std::vector<double> y, blank;
+    for (const Column& col : cols) {
+      blank.push_back(col[0]);
+      y.insert(y.end(), col.begin() + 1, col.end());
+    }
+    return CtcColumns::make({a, b, c, d, space}, y, blank, V, eos);
+  };
+  // The guesses of a fresh draft once the output has written `written`.
+  auto after = [&](ReadingDraft r, const std::vector<int>& written) {
     for (int id : written) r.extend(id);
     std::vector<int> ids;
     std::vector<float> conf;
@@ -533,40 +533,29 @@ TEST(reading_draft_offers_the_reading_from_where_the_ctc_columns_place_the_outpu
     CHECK(conf.size() == ids.size());
     return ids;
   };
-  CHECK((after({}) == std::vector<int>{a, b, c, eos}));
-  CHECK((after({a}) == std::vector<int>{b, c, eos}));
-  CHECK((after({a, d}) == std::vector<int>{c, eos}));  // d where the reading has b: one read as another
-  CHECK((after({a, c}) == std::vector<int>{eos}));     // the output has no b
-  CHECK((after({a, b, c}) == std::vector<int>{eos}));
+  // A line that reads "abc": a, blank, b, c, blank (b and c side by side); d and the space a little likely
+  // anywhere.
+  const auto line = columns({{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01},
+                             {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.02, 0.03, 0.03, 0.87, 0.04, 0.01},
+                             {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}});
+  const ReadingDraft abc({a, b, c}, {0.85f, 0.8f, 0.87f}, {0, 2, 3}, line, eos, space);
+  CHECK((after(abc, {}) == std::vector<int>{a, b, c, eos}));
+  CHECK((after(abc, {a}) == std::vector<int>{b, c, eos}));
+  CHECK((after(abc, {a, d}) == std::vector<int>{c, eos}));  // d where the reading has b: one read as another
+  CHECK((after(abc, {a, c}) == std::vector<int>{eos}));     // the output has no b
+  CHECK((after(abc, {a, b, c}) == std::vector<int>{eos}));
   // A space between b and c, which sit in adjacent columns: the output keeps its place before c.
-  CHECK((after({a, b, space}) == std::vector<int>{c, eos}));
-  CHECK((after({a, unseen}) == std::vector<int>{b, c, eos}));  // a token no column shows takes none
+  CHECK((after(abc, {a, b, space}) == std::vector<int>{c, eos}));
+  CHECK((after(abc, {a, unseen}) == std::vector<int>{b, c, eos}));  // a token no column shows takes none
   // A space the reading added in a blank column: offered until the output writes it or goes past it.
-  const double spaced_cols[4][6] = {{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.6, 0.03, 0.03, 0.01, 0.03, 0.3},
-                                    {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}};
-  std::vector<double> y2, blank2;
-  for (const auto& col : spaced_cols) {
-    blank2.push_back(col[0]);
-    y2.insert(y2.end(), col + 1, col + 6);
-  }
-  const auto spaced_line = CtcColumns::make({a, b, c, d, space}, y2, blank2, V, eos);
-  auto spaced = [&](std::vector<int> written) {
-    ReadingDraft r({a, space, b}, {0.85f, 0.3f, 0.8f}, {0, 1, 2}, spaced_line, eos, space);
-    for (int id : written) r.extend(id);
-    std::vector<int> ids;
-    std::vector<float> conf;
-    r.guesses(&ids, &conf);
-    return ids;
-  };
-  CHECK((spaced({a}) == std::vector<int>{space, b, eos}));
-  CHECK((spaced({a, space}) == std::vector<int>{b, eos}));
-  CHECK((spaced({a, b}) == std::vector<int>{eos}));
+  const auto spaced_line = columns({{0.05, 0.85, 0.03, 0.03, 0.03, 0.01}, {0.6, 0.03, 0.03, 0.01, 0.03, 0.3},
+                                    {0.1, 0.03, 0.8, 0.02, 0.04, 0.01}, {0.9, 0.03, 0.03, 0.01, 0.02, 0.01}});
+  const ReadingDraft spaced({a, space, b}, {0.85f, 0.3f, 0.8f}, {0, 1, 2}, spaced_line, eos, space);
+  CHECK((after(spaced, {a}) == std::vector<int>{space, b, eos}));
+  CHECK((after(spaced, {a, space}) == std::vector<int>{b, eos}));
+  CHECK((after(spaced, {a, b}) == std::vector<int>{eos}));
   // A character the model lacks (-1) ends the guesses; the verifier's own token stands in for it.
-  ReadingDraft lacking({a, -1, c}, {1, 1, 1}, {0, 2, 3}, line, eos, space);
-  std::vector<int> ids;
-  std::vector<float> conf;
-  lacking.guesses(&ids, &conf);
-  CHECK((ids == std::vector<int>{a}));
+  CHECK((after(ReadingDraft({a, -1, c}, {1, 1, 1}, {0, 2, 3}, line, eos, space), {}) == std::vector<int>{a}));
 }
 
 TEST(block_sizer_verifies_the_reading_while_it_holds) {

@@ -35,7 +35,6 @@ class CtcPrefix {
   void extend(int token, bool optional = false);
   // rn[t] + rb[t] (t = -1: no columns, which read as the empty text only; t past the last column: the last).
   double read_by(int t) const;
-  bool empty() const { return last_ < 0; }
   int last() const { return last_; }
   const std::vector<double>& rn() const { return rn_; }
   const std::vector<double>& rb() const { return rb_; }

@@ -13,7 +13,7 @@ ReadingDraft::ReadingDraft(std::vector<int> tokens, std::vector<float> conf, std
 }
 
 void ReadingDraft::extend(int token) {
-  if (token == eos_ || token < 0 || size_t(token) >= output_.columns().slot.size()) return;
+  if (token == eos_) return;
   output_.extend(token, token == space_ || output_.columns().slot[size_t(token)] < 0);
 }
 

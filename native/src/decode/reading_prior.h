@@ -10,7 +10,6 @@
 
 namespace saccade {
 
-
 // Copies are cheap (the columns are shared): a copy is a scratch prior to draft along.
 class ReadingPrior {
  public:

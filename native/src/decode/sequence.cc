@@ -90,10 +90,8 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
     const std::shared_ptr<const CtcColumns> columns = CtcColumns::for_line(m, p.ctc, cols_);
     if (o.reading_prior && o.temperature <= 0 && o.mode != DecodeMode::Diffusion && c.reading_prior_weight > 0)
       prior_ = std::make_unique<ReadingPrior>(columns, c.text.vocab_size, c.eos_token_id, c.reading_prior_weight);
-    const std::vector<int> space = m.tokenizer.encode(" ");
     reading_ = std::make_unique<ReadingDraft>(std::move(p.read_tokens), std::move(p.read_prob),
-                                              std::move(p.read_column), columns, c.eos_token_id,
-                                              space.size() == 1 ? space[0] : -1);
+                                              std::move(p.read_column), columns, c.eos_token_id, m.line->space);
   }
   if (o.fixation.enabled)
     fix_ = std::make_unique<FixationController>(o.fixation, c.text.num_layers, img_begin_, img_begin_ + n_img_,

@@ -57,8 +57,8 @@ struct LineVision {
   // ascending) and the folded class whose column each reads: its own when some CTC class folds onto it, else
   // its config reading_prior.read_as stand-in's, else "a character we lack" (V + 1).
   std::vector<int> shown_tokens, shown_class;
-  // The space token where some CTC class folds onto it (-1: none); the greedy readout adds the spaces it
-  // nearly read (LineReading::tokens).
+  // The space token where some CTC class folds onto it (-1: none): the greedy readout adds the spaces it
+  // nearly read (LineReading::tokens), and the reading draft reads the output's spaces as optional.
   int space = -1;
 };
 
