@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import sharp from 'sharp';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
-import { loadDatasets, type DatasetName, type EvalItem } from './eval/datasets';
+import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
 import { latexExactMatch } from './eval/latex-match';
 import { readingOrderEdit } from './eval/reading-order-metric';
 import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
@@ -23,7 +23,7 @@ import { openPageSource } from './pipeline/page-source';
 import { RunRecorder } from './run-recorder';
 
 const DEFAULT_DATA = '/work/shared/data/real-dev';
-const FULL_PAGES: DatasetName[] = ['scribe', 'sroie', 'omnidocbench'];
+const FULL_PAGES: DatasetName[] = [...WORD_SOURCES, 'omnidocbench'];
 
 interface SystemOutput {
   /** Markdown or plain text for pages, HTML for tables, LaTeX for formulas. */
@@ -129,7 +129,7 @@ const oursLayoutOnly: System = async (item) => {
 
 const tesseract: System = async (item) => {
   const kind = cropKind[item.dataset];
-  const page = await runTesseract(item.image, kind ? 6 : null);
+  const page = await runTesseract(item.image, kind ? 6 : null, SOURCE_LANGUAGE[item.dataset] ?? 'eng');
   const meta = await sharp(item.image).metadata();
   const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
   return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame,
@@ -161,13 +161,55 @@ type ItemScores = Map<string, ItemScore>;
 const itemKey = (item: EvalItem) => `${item.dataset}/${item.name}`;
 const round4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
 
+interface SourceTally {
+  words: WordScore[];
+  boxes: { hits: number; fits: number; total: number };
+  split: ConfidenceSplit;
+}
+
+const newTally = (): SourceTally => ({ words: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 } });
+
+/** Word F1 of a page, and where the truth places its words, the boxes and the confidence split. */
+function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput, plain: string, tally: SourceTally): WordScore {
+  const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
+  tally.words.push(ws);
+  if (!out.words) return ws;
+  if (item.truthWords && item.truthSize) {
+    const sx = item.truthSize.width / out.frame.width;
+    const sy = item.truthSize.height / out.frame.height;
+    const placed = out.words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
+    const h = wordBoxHits(placed, item.truthWords);
+    tally.boxes.hits += h.hits;
+    tally.boxes.fits += h.fits;
+    tally.boxes.total += h.total;
+  }
+  const c = confidenceSplit(out.words, new Set(item.truthWords?.map((w) => w.text) ?? item.truth.split(/\s+/)));
+  for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) tally.split[k] += c[k];
+  return ws;
+}
+
+function sourceScores(name: string, source: WordSource, t: SourceTally, recognises: boolean): Scores {
+  const key = (k: string) => `${name}.${source}.${k}`;
+  if (!recognises || t.words.length === 0) return {};
+  const { boxes, split } = t;
+  return {
+    [key('word_f1')]: round4(poolScores(t.words).f1),
+    ...(boxes.total ? {
+      [key('word_box_hit')]: round4(boxes.hits / boxes.total),
+      [key('word_box_fit')]: round4(boxes.fits / boxes.total),
+      [key('word_box_words')]: boxes.total,
+    } : {}),
+    // Which words to check: how often a word the system is sure of (or unsure of) is on the page as read.
+    ...(split.sure ? { [key('right_when_sure')]: round4(split.sureRight / split.sure), [key('sure_words')]: split.sure } : {}),
+    ...(split.unsure ? { [key('right_when_unsure')]: round4(split.unsureRight / split.unsure), [key('unsure_words')]: split.unsure } : {}),
+  };
+}
+
 async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[], perItem: ItemScores): Promise<Scores> {
-  const words: Record<string, WordScore[]> = { scribe: [], sroie: [] };
+  const tallies = new Map<WordSource, SourceTally>(WORD_SOURCES.map((s) => [s, newTally()]));
   const tedsScores: number[] = [];
   const exact: boolean[] = [];
   const orderEdits: number[] = [];
-  const boxHits = { hits: 0, fits: 0, total: 0 };
-  const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
   let pageMs = 0;
   let pages = 0;
   for (const item of items) {
@@ -184,21 +226,10 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     }
     const plain = markdownPlainText(out.text);
     let score: Omit<ItemScore, 'ms'> = { metric: 'reading_order_edit', value: null };
-    if (item.dataset === 'scribe' || item.dataset === 'sroie') {
-      const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
-      words[item.dataset]!.push(ws);
+    const dataset = item.dataset;
+    if (isWordSource(dataset)) {
+      const ws = scoreWords({ ...item, dataset }, out, plain, tallies.get(dataset)!);
       score = { metric: 'word_f1', value: recognises ? ws.f1 : null };
-      if (item.truthWords && item.truthSize && out.words) {
-        const sx = item.truthSize.width / out.frame.width;
-        const sy = item.truthSize.height / out.frame.height;
-        const placed = out.words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
-        const h = wordBoxHits(placed, item.truthWords);
-        boxHits.hits += h.hits;
-        boxHits.fits += h.fits;
-        boxHits.total += h.total;
-        const c = confidenceSplit(out.words, item.truthWords);
-        for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) split[k] += c[k];
-      }
     }
     if (item.dataset === 'pubtabnet') {
       tedsScores.push(teds(out.text, item.truth));
@@ -217,20 +248,13 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
       score = { metric: 'reading_order_edit', value: orderEdits.at(-1)! };
     }
     perItem.set(itemKey(item), { ...score, value: round4(score.value), ms: out.ms });
-    process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms\n`);
+    process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms${score.value === null ? '' : ` ${score.metric} ${round4(score.value)}`}\n`);
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  const scores: Scores = {};
+  for (const source of WORD_SOURCES) Object.assign(scores, sourceScores(name, source, tallies.get(source)!, recognises));
   return {
-    [`${name}.scribe.word_f1`]: recognises && words.scribe!.length ? round4(poolScores(words.scribe!).f1) : null,
-    [`${name}.scribe.word_box_hit`]: recognises && boxHits.total ? round4(boxHits.hits / boxHits.total) : null,
-    [`${name}.scribe.word_box_fit`]: recognises && boxHits.total ? round4(boxHits.fits / boxHits.total) : null,
-    [`${name}.scribe.word_box_words`]: recognises && boxHits.total ? boxHits.total : null,
-    // Which words to check: how often a word the system is sure of (or unsure of) is on the page as read.
-    [`${name}.scribe.right_when_sure`]: recognises && split.sure ? round4(split.sureRight / split.sure) : null,
-    [`${name}.scribe.right_when_unsure`]: recognises && split.unsure ? round4(split.unsureRight / split.unsure) : null,
-    [`${name}.scribe.sure_words`]: recognises && split.sure ? split.sure : null,
-    [`${name}.scribe.unsure_words`]: recognises && split.unsure ? split.unsure : null,
-    [`${name}.sroie.word_f1`]: recognises && words.sroie!.length ? round4(poolScores(words.sroie!).f1) : null,
+    ...scores,
     [`${name}.pubtabnet.teds`]: recognises ? round4(mean(tedsScores)) : null,
     [`${name}.im2latex.exact`]: recognises ? round4(mean(exact.map(Number))) : null,
     [`${name}.omnidocbench.reading_order_edit`]: round4(mean(orderEdits)),
@@ -254,7 +278,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const perDataset = new Map<string, number>();
-  const items = loadDatasets(args.data).filter((it) => !args.datasets || args.datasets.includes(it.dataset)).filter((it) => {
+  const items = (await loadDatasets(args.data)).filter((it) => !args.datasets || args.datasets.includes(it.dataset)).filter((it) => {
     const n = perDataset.get(it.dataset) ?? 0;
     perDataset.set(it.dataset, n + 1);
     return n < args.limit;

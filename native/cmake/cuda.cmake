@@ -14,7 +14,7 @@ set(_saccade_cuda_host_sources
   src/backend/cuda/cuda_backend.cc
   src/backend/cuda/host_tables.cc
   src/backend/cuda/cublas_gemm.cc)
-set(_saccade_cuda_kernels gemm attention elementwise line_ops)
+set(_saccade_cuda_kernels gemm attention elementwise line_ops convnet_ops)
 set(_saccade_cuda_mode "")
 
 if(SACCADE_CUDA_HOST_EMULATION)

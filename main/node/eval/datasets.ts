@@ -2,21 +2,29 @@
 // describes its ground truth). Subfolders are recognised by name prefix; a missing one is simply skipped.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import sharp from 'sharp';
 import type { Box } from '../../../common/protocol';
 import { readHocrWords, type PlacedWord } from './word-box-metric';
 
-export type DatasetName = 'scribe' | 'sroie' | 'pubtabnet' | 'im2latex' | 'omnidocbench';
+export type DatasetName = 'scribe' | 'sroie' | 'funsd' | 'ehri_en' | 'ehri_de' | 'pubtabnet' | 'im2latex' | 'omnidocbench';
+
+/** Whole pages scored by word F1 against plain-text truth (SROIE's truth is upper case: compared ignoring case). */
+export const WORD_SOURCES = ['scribe', 'sroie', 'funsd', 'ehri_en', 'ehri_de'] as const satisfies readonly DatasetName[];
+export type WordSource = (typeof WORD_SOURCES)[number];
+export const isWordSource = (d: DatasetName): d is WordSource => (WORD_SOURCES as readonly string[]).includes(d);
+/** The language a source's pages are in (Tesseract is given its own model for it where installed). */
+export const SOURCE_LANGUAGE: Partial<Record<DatasetName, 'deu'>> = { ehri_de: 'deu' };
 
 export interface EvalItem {
   dataset: DatasetName;
   name: string;
   image: string;
-  /** Plain text (scribe, sroie), HTML (pubtabnet), normalised LaTeX (im2latex), or unused (omnidocbench). */
+  /** Plain text (the word sources), HTML (pubtabnet), normalised LaTeX (im2latex), or unused (omnidocbench). */
   truth: string;
   /** omnidocbench: reading-order ground truth, blocks in order, in the coordinates of `truthSize`. */
   orderedBlocks?: Box[];
   truthSize?: { width: number; height: number };
-  /** scribe: the ground truth's words with their boxes, in the coordinates of `truthSize`. */
+  /** scribe, funsd: the ground truth's words with their boxes, in the coordinates of `truthSize`. */
   truthWords?: PlacedWord[];
 }
 
@@ -50,7 +58,22 @@ function omniOrder(json: string): Box[] {
     });
 }
 
-export function loadDatasets(root: string): EvalItem[] {
+async function imageSize(path: string): Promise<{ width: number; height: number } | null> {
+  const meta = await sharp(path).metadata();
+  const width = meta.autoOrient?.width ?? meta.width;
+  const height = meta.autoOrient?.height ?? meta.height;
+  return width && height ? { width, height } : null;
+}
+
+/** FUNSD's word list: `[[x0, y0, x1, y1, text], ...]`. */
+export function funsdWords(json: string): PlacedWord[] {
+  const rows = JSON.parse(json) as unknown;
+  if (!Array.isArray(rows)) throw new Error('FUNSD words: expected a list');
+  return rows.filter((r): r is [number, number, number, number, string] => Array.isArray(r) && r.length === 5 && typeof r[4] === 'string' && r[4].trim() !== '')
+    .map(([x0, y0, x1, y1, text]) => ({ text: text.trim(), box: { x0, y0, x1, y1 } }));
+}
+
+export async function loadDatasets(root: string): Promise<EvalItem[]> {
   const items: EvalItem[] = [];
   const scribe = subfolder(root, 'scribe');
   if (scribe) {
@@ -64,6 +87,21 @@ export function loadDatasets(root: string): EvalItem[] {
   const sroie = subfolder(root, 'sroie');
   if (sroie) {
     for (const p of pairs(join(sroie, 'images'), join(sroie, 'gt_txt'), '.txt')) items.push({ dataset: 'sroie', name: p.stem, image: p.image, truth: p.truth });
+  }
+  const funsd = subfolder(root, 'funsd');
+  if (funsd) {
+    for (const p of pairs(join(funsd, 'images'), join(funsd, 'gt_txt'), '.txt')) {
+      const boxes = join(funsd, 'gt_words', `${p.stem}.json`);
+      const placed = existsSync(boxes) ? funsdWords(readFileSync(boxes, 'utf8')) : null;
+      // FUNSD's boxes are in the pixels of the image itself.
+      const size = placed ? await imageSize(p.image) : null;
+      items.push({ dataset: 'funsd', name: p.stem, image: p.image, truth: p.truth, ...(placed && size ? { truthWords: placed, truthSize: size } : {}) });
+    }
+  }
+  for (const [dataset, prefix] of [['ehri_en', 'ehri-typescripts-en'], ['ehri_de', 'ehri-typescripts-de']] as const) {
+    const dir = subfolder(root, prefix);
+    if (!dir) continue;
+    for (const p of pairs(join(dir, 'images'), join(dir, 'gt_txt'), '.txt')) items.push({ dataset, name: p.stem, image: p.image, truth: p.truth });
   }
   const pubtabnet = subfolder(root, 'pubtabnet');
   if (pubtabnet) {

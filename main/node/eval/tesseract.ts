@@ -31,8 +31,9 @@ export function tesseractAvailable(): Promise<string | null> {
   });
 }
 
-export function runTesseract(image: string, psm: number | null = null): Promise<TesseractPage> {
-  const args = [image, 'stdout', '-l', 'eng', ...(psm === null ? [] : ['--psm', String(psm)]), 'tsv'];
+/** `lang`: a traineddata Tesseract has installed (the eval gives German pages 'deu'). */
+export function runTesseract(image: string, psm: number | null = null, lang = 'eng'): Promise<TesseractPage> {
+  const args = [image, 'stdout', '-l', lang, ...(psm === null ? [] : ['--psm', String(psm)]), 'tsv'];
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const p = spawn('tesseract', args);

@@ -36,5 +36,5 @@ test('words are split by confidence into sure and unsure, each counted right whe
     { text: '42', box, confidence: 0.5 }, { text: '4Z', box, confidence: 0.3 }, { text: 'x', box, confidence: 0.69 }, // unsure: one right
     { text: '42', box, confidence: 0.8 }, { text: 'total', box }, // between the bars, or no confidence: not counted
   ];
-  assert.deepEqual(confidenceSplit(words, truth), { sure: 2, sureRight: 1, unsure: 3, unsureRight: 1 });
+  assert.deepEqual(confidenceSplit(words, new Set(truth.map((t) => t.text))), { sure: 2, sureRight: 1, unsure: 3, unsureRight: 1 });
 });

@@ -67,10 +67,9 @@ export const SURE_CONFIDENCE = 0.9;
 
 /**
  * Does a system's confidence say which words to check? Words at or above SURE_CONFIDENCE and below
- * CHECK_BELOW, each counted right when the ground truth has the same word on the page.
+ * CHECK_BELOW, each counted right when the ground truth has the same word on the page (`onPage`: its words).
  */
-export function confidenceSplit(words: readonly PlacedWord[], truth: readonly PlacedWord[]): ConfidenceSplit {
-  const onPage = new Set(truth.map((t) => t.text));
+export function confidenceSplit(words: readonly PlacedWord[], onPage: ReadonlySet<string>): ConfidenceSplit {
   const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
   for (const w of words) {
     if (w.confidence === undefined) continue;

@@ -91,10 +91,12 @@ class Backend {
   virtual void embed(const int* ids, int n, const Weight& table, float* out) = 0;
   // dst[i] = src[idx[i]] (rows of length row_len)
   virtual void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst) = 0;
-  // The 3x3, stride 2, padding 1 convolution's input rows: src [H, W, C] (H, W even) -> dst
-  // [(H/2) * (W/2), 9 * C], each row its window in (ky, kx, c) order, zero outside the image. A convolution is
-  // then linear() with the weight in the same order.
-  virtual void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) = 0;
+  // A k_h x k_w convolution's input rows, stride (sy, sx), zero padding (kh / 2, kw / 2), for output rows
+  // [oy0, oy1) of the output grid (Ho = ceil(H / sy), Wo = ceil(W / sx)): src [H, W, C] -> dst [(oy1 - oy0) * Wo,
+  // kh * kw * C], each row its window in (ky, kx, c) order. A convolution is then linear() with the weight in the
+  // same order; a caller bounds its memory by taking the output rows a band at a time.
+  virtual void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1,
+                      float* dst) = 0;
   // y[M, N] = x[M, K] W^T (+ bias[N])
   virtual void linear(const float* x, int M, const Weight& w, const float* bias, float* y) = 0;
   // RMSNorm over rows of length dim: y = x / sqrt(mean(x^2) + eps) * w
@@ -124,10 +126,24 @@ class Backend {
   virtual void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y) = 0;
   // out[c] = mean over rows of x[:, c], each column summed in row order.
   virtual void column_mean(const float* x, int rows, int dim, float* out) = 0;
-  // x[r, c] *= hardsigmoid(s[c]) = min(max(s[c] + 3, 0), 6) / 6
-  virtual void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) = 0;
+  // x = min(max(alpha * x + beta, 0), 1) in place.
+  virtual void hard_sigmoid(float* x, size_t n, float alpha, float beta) = 0;
+  // x[r, c] *= g[c] + offset (a squeeze-excite gate; offset 1 adds the gated map to its input).
+  virtual void scale_columns(float* x, int rows, int dim, const float* g, float offset) = 0;
   // Mean over kh x kw windows, stride = window, no padding: src [H, W, C] -> dst [H / kh, W / kw, C].
   virtual void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) = 0;
+
+  // The page-analysis networks' ops (native/src/page/convnet.h), over row-major [H, W, C] maps.
+  // Maximum over kh x kw windows, stride = window, no padding: src [H, W, C] -> dst [H / kh, W / kw, C].
+  virtual void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) = 0;
+  // Nearest upsampling by a whole factor s into channels [offset, offset + C) of dst [H * s, W * s, dst_channels]:
+  // dst[y, x, offset + c] = src[y / s, x / s, c]. With s = 1 it places a map in a concatenation of channels.
+  virtual void upsample_nearest(const float* src, int H, int W, int C, int s, float* dst, int dst_channels,
+                                int offset) = 0;
+  // src [H, W, s * s * C] with its channels in (dy, dx, c) order -> dst [H * s, W * s, C] (a 2 x 2, stride 2
+  // transposed convolution is linear() to 4 * C channels, then this with s = 2).
+  virtual void depth_to_space(const float* src, int H, int W, int C, int s, float* dst) = 0;
+  virtual void sigmoid(float* x, size_t n) = 0;
 };
 
 struct BackendOptions {

@@ -35,7 +35,7 @@ Buffer conv_stem(Model& m, const PreparedImage& im) {
     W /= 2;
     const int rows = H * W;
     Buffer cols(&be, size_t(rows) * 9 * conv.in), y(&be, size_t(rows) * conv.out);
-    be.im2col_3x3_s2(x.data(), 2 * H, 2 * W, conv.in, cols.data());
+    be.im2col(x.data(), 2 * H, 2 * W, conv.in, 3, 3, 2, 2, 0, H, cols.data());
     be.linear(cols.data(), rows, conv.w, conv.b.data(), y.data());
     be.gelu(y.data(), y.size());
     x = std::move(y);

@@ -9,7 +9,7 @@
 
 namespace saccade {
 
-// torch's convolution weight [out, in, 3, 3] with its columns in Backend::im2col_3x3_s2's (ky, kx, c) order.
+// torch's convolution weight [out, in, 3, 3] with its columns in Backend::im2col's (ky, kx, c) order.
 std::vector<float> conv3x3_as_linear(const std::vector<float>& w, int out, int in);
 
 // The image [H, W, C] that the contract's patch vectors (channel-major inside a patch) were cut from.

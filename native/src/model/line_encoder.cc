@@ -66,7 +66,7 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   be.upload(x.data(), im.pixels.data(), im.pixels.size());
   {  // stem: 3x3, stride 2, on the grey line
     Buffer cols(&be, size_t(H / 2) * (W / 2) * 9, Contents::Undefined);
-    be.im2col_3x3_s2(x.data(), H, W, 1, cols.data());
+    be.im2col(x.data(), H, W, 1, 3, 3, 2, 2, 0, H / 2, cols.data());
     H /= 2;
     W /= 2;
     x = Buffer(&be, size_t(H) * W * C, Contents::Undefined);
@@ -88,7 +88,8 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
       be.linear(mean.data(), 1, b.se_reduce, b.se_reduce_b.data(), mid.data());
       be.relu(mid.data(), mid.size());
       be.linear(mid.data(), 1, b.se_expand, b.se_expand_b.data(), gate.data());
-      be.scale_columns_hardsigmoid(y.data(), H * W, C, gate.data());
+      be.hard_sigmoid(gate.data(), gate.size(), 1.0f / 6, 0.5f);
+      be.scale_columns(y.data(), H * W, C, gate.data(), 0.0f);
     }
     x = Buffer(&be, size_t(H) * W * bc.out, Contents::Undefined);
     be.linear(y.data(), H * W, b.pw.pointwise, b.pw.bias.data(), x.data());

@@ -12,7 +12,7 @@
 
 namespace saccade {
 
-// One stride-2 3x3 convolution of the vision stem; w is [out, 9 * in] in Backend::im2col_3x3_s2's order.
+// One stride-2 3x3 convolution of the vision stem; w is [out, 9 * in] in Backend::im2col's order.
 struct StemConv {
   Weight w;
   Buffer b;

@@ -171,10 +171,11 @@ bool line_encoder_ops(Backend& ref, Backend& test, Json& checks) {
     b.layer_norm(dx.data(), T, C, dw.data(), db.data(), 1e-5f, dy.data());
     return to_host(b, dy.data(), dy.size());
   });
-  run("column_mean, scale_columns_hardsigmoid", [&](Backend& b) {
+  run("column_mean, hard_sigmoid, scale_columns", [&](Backend& b) {
     Buffer dx = to_device(b, x), dm(&b, size_t(C)), ds = to_device(b, w);
     b.column_mean(dx.data(), T, C, dm.data());
-    b.scale_columns_hardsigmoid(dx.data(), T, C, ds.data());
+    b.hard_sigmoid(ds.data(), size_t(C), 1.0f / 6, 0.5f);
+    b.scale_columns(dx.data(), T, C, ds.data(), 1.0f);
     std::vector<float> out = to_host(b, dm.data(), size_t(C)), y = to_host(b, dx.data(), x.size());
     out.insert(out.end(), y.begin(), y.end());
     return out;
@@ -182,6 +183,47 @@ bool line_encoder_ops(Backend& ref, Backend& test, Json& checks) {
   run("avg_pool 3x2", [&](Backend& b) {
     Buffer dx = to_device(b, random_vec(size_t(3) * 40 * 16, 56)), dy(&b, size_t(20) * 16);
     b.avg_pool(dx.data(), 3, 40, 16, 3, 2, dy.data());
+    return to_host(b, dy.data(), dy.size());
+  });
+  return all;
+}
+
+// The page-analysis networks' ops (native/src/page/convnet.h) on a small odd-sized map; true when all passed.
+bool convnet_ops(Backend& ref, Backend& test, Json& checks) {
+  bool all = true;
+  const auto run = [&](const std::string& name, const std::function<std::vector<float>(Backend&)>& op) {
+    const std::vector<float> r = op(ref), t = op(test);
+    all = compare(checks, name, r, t) && all;
+  };
+  const int H = 13, W = 22, C = 6;
+  const std::vector<float> x = random_vec(size_t(H) * W * C, 60, 2.0f);
+  for (auto [k, s] : {std::pair<int, int>{3, 1}, {3, 2}, {5, 2}}) {
+    const int Ho = (H + s - 1) / s, Wo = (W + s - 1) / s;
+    run("im2col k=" + std::to_string(k) + " stride " + std::to_string(s) + ", rows 1..Ho", [&](Backend& b) {
+      Buffer dx = to_device(b, x), dy(&b, size_t(Ho - 1) * Wo * k * k * C);
+      b.im2col(dx.data(), H, W, C, k, k, s, s, 1, Ho, dy.data());
+      return to_host(b, dy.data(), dy.size());
+    });
+  }
+  run("max_pool 2x2", [&](Backend& b) {
+    Buffer dx = to_device(b, x), dy(&b, size_t(H / 2) * (W / 2) * C);
+    b.max_pool(dx.data(), H, W, C, 2, 2, dy.data());
+    return to_host(b, dy.data(), dy.size());
+  });
+  run("upsample_nearest x2 into channels [2, 8) of 9, then x1 into [0, 2)", [&](Backend& b) {
+    Buffer dx = to_device(b, x), dy(&b, size_t(2 * H) * (2 * W) * 9);
+    b.upsample_nearest(dx.data(), H, W, C, 2, dy.data(), 9, 2);
+    Buffer dz = to_device(b, random_vec(size_t(2 * H) * (2 * W) * 2, 61));
+    b.upsample_nearest(dz.data(), 2 * H, 2 * W, 2, 1, dy.data(), 9, 0);
+    std::vector<float> out = to_host(b, dy.data(), dy.size());
+    for (size_t i = 8; i < out.size(); i += 9) out[i] = 0;  // channel 8 was never written
+    return out;
+  });
+  run("depth_to_space x2 (3 channels out), sigmoid", [&](Backend& b) {
+    const int Cout = 3;  // src [H, W, 12]
+    Buffer dx = to_device(b, random_vec(size_t(H) * W * 4 * Cout, 62, 3.0f)), dy(&b, size_t(H) * W * 4 * Cout);
+    b.depth_to_space(dx.data(), H, W, Cout, 2, dy.data());
+    b.sigmoid(dy.data(), dy.size());
     return to_host(b, dy.data(), dy.size());
   });
   return all;
@@ -342,6 +384,7 @@ int op_parity(Backend& ref, Backend& test, Json& checks) {
   }
 
   count(line_encoder_ops(ref, test, checks));
+  count(convnet_ops(ref, test, checks));
 
   uint32_t seed = 20;
   for (const AttentionCase& c : attention_cases()) {

@@ -122,20 +122,26 @@ class CpuBackend final : public Backend {
       std::memcpy(dst + size_t(i) * row_len, src + size_t(idx[i]) * row_len, size_t(row_len) * sizeof(float));
   }
 
-  void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) override {
-    const int Ho = H / 2, Wo = W / 2;
-    for (int oy = 0; oy < Ho; ++oy)
-      for (int ox = 0; ox < Wo; ++ox) {
-        float* row = dst + (size_t(oy) * Wo + ox) * 9 * C;
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx, row += C) {
-            const int y = 2 * oy + ky - 1, x = 2 * ox + kx - 1;
-            if (y < 0 || y >= H || x < 0 || x >= W)
-              std::fill(row, row + C, 0.0f);
-            else
-              std::memcpy(row, src + (size_t(y) * W + x) * C, size_t(C) * sizeof(float));
-          }
+  void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1,
+              float* dst) override {
+    const int Wo = (W + sx - 1) / sx, ph = kh / 2, pw = kw / 2;
+    const int rows = oy1 - oy0;
+    pool_.parallel_for(rows, chunk_grain(rows, int64_t(Wo) * kh * kw * C), [&](int rb, int re) {
+      for (int r = rb; r < re; ++r) {
+        const int oy = oy0 + r;
+        for (int ox = 0; ox < Wo; ++ox) {
+          float* row = dst + (size_t(r) * Wo + ox) * kh * kw * C;
+          for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx, row += C) {
+              const int y = sy * oy + ky - ph, x = sx * ox + kx - pw;
+              if (y < 0 || y >= H || x < 0 || x >= W)
+                std::fill(row, row + C, 0.0f);
+              else
+                std::memcpy(row, src + (size_t(y) * W + x) * C, size_t(C) * sizeof(float));
+            }
+        }
       }
+    });
   }
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
@@ -270,11 +276,17 @@ class CpuBackend final : public Backend {
     for (int i = 0; i < dim; ++i) out[i] /= float(rows);
   }
 
-  void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) override {
-    std::vector<float> g(static_cast<size_t>(dim));
-    for (int i = 0; i < dim; ++i) g[size_t(i)] = std::min(std::max(s[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < dim; ++i) x[size_t(r) * dim + i] *= g[size_t(i)];
+  void hard_sigmoid(float* x, size_t n, float alpha, float beta) override {
+    for (size_t i = 0; i < n; ++i) x[i] = std::min(std::max(alpha * x[i] + beta, 0.0f), 1.0f);
+  }
+
+  void scale_columns(float* x, int rows, int dim, const float* g, float offset) override {
+    std::vector<float> f(static_cast<size_t>(dim));
+    for (int i = 0; i < dim; ++i) f[size_t(i)] = g[i] + offset;
+    pool_.parallel_for(rows, chunk_grain(rows, dim), [&](int rb, int re) {
+      for (int r = rb; r < re; ++r)
+        for (int i = 0; i < dim; ++i) x[size_t(r) * dim + i] *= f[size_t(i)];
+    });
   }
 
   void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
@@ -291,6 +303,44 @@ class CpuBackend final : public Backend {
           }
         for (int c = 0; c < C; ++c) out[c] *= inv;
       }
+  }
+
+  void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
+    const int Ho = H / kh, Wo = W / kw;
+    for (int oy = 0; oy < Ho; ++oy)
+      for (int ox = 0; ox < Wo; ++ox) {
+        float* out = dst + (size_t(oy) * Wo + ox) * C;
+        std::memcpy(out, src + (size_t(oy * kh) * W + ox * kw) * C, size_t(C) * sizeof(float));
+        for (int ky = 0; ky < kh; ++ky)
+          for (int kx = 0; kx < kw; ++kx) {
+            const float* in = src + (size_t(oy * kh + ky) * W + ox * kw + kx) * C;
+            for (int c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
+          }
+      }
+  }
+
+  void upsample_nearest(const float* src, int H, int W, int C, int s, float* dst, int dst_channels,
+                        int offset) override {
+    const int Ho = H * s, Wo = W * s;
+    pool_.parallel_for(Ho, chunk_grain(Ho, int64_t(Wo) * C), [&](int yb, int ye) {
+      for (int y = yb; y < ye; ++y)
+        for (int x = 0; x < Wo; ++x)
+          std::memcpy(dst + (size_t(y) * Wo + x) * dst_channels + offset, src + (size_t(y / s) * W + x / s) * C,
+                      size_t(C) * sizeof(float));
+    });
+  }
+
+  void depth_to_space(const float* src, int H, int W, int C, int s, float* dst) override {
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x)
+        for (int dy = 0; dy < s; ++dy)
+          for (int dx = 0; dx < s; ++dx)
+            std::memcpy(dst + (size_t(y * s + dy) * W * s + x * s + dx) * C,
+                        src + ((size_t(y) * W + x) * s * s + dy * s + dx) * C, size_t(C) * sizeof(float));
+  }
+
+  void sigmoid(float* x, size_t n) override {
+    for (size_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
   }
 
   void attention(const AttentionArgs& a) override {

@@ -79,8 +79,9 @@ class CudaBackend final : public Backend {
     cuda::gather_rows(src, row_len, tables_->put(idx, size_t(n)), n, dst, stream_);
   }
 
-  void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst) override {
-    cuda::im2col_3x3_s2(src, H, W, C, dst, stream_);
+  void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1,
+              float* dst) override {
+    cuda::im2col(src, H, W, C, kh, kw, sy, sx, oy0, oy1, dst, stream_);
   }
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
@@ -128,12 +129,26 @@ class CudaBackend final : public Backend {
   void column_mean(const float* x, int rows, int dim, float* out) override {
     cuda::column_mean(x, rows, dim, out, stream_);
   }
-  void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s) override {
-    cuda::scale_columns_hardsigmoid(x, rows, dim, s, stream_);
+  void hard_sigmoid(float* x, size_t n, float alpha, float beta) override {
+    cuda::hard_sigmoid(x, n, alpha, beta, stream_);
+  }
+  void scale_columns(float* x, int rows, int dim, const float* g, float offset) override {
+    cuda::scale_columns(x, rows, dim, g, offset, stream_);
   }
   void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
     cuda::avg_pool(src, H, W, C, kh, kw, dst, stream_);
   }
+  void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
+    cuda::max_pool(src, H, W, C, kh, kw, dst, stream_);
+  }
+  void upsample_nearest(const float* src, int H, int W, int C, int s, float* dst, int dst_channels,
+                        int offset) override {
+    cuda::upsample_nearest(src, H, W, C, s, dst, dst_channels, offset, stream_);
+  }
+  void depth_to_space(const float* src, int H, int W, int C, int s, float* dst) override {
+    cuda::depth_to_space(src, H, W, C, s, dst, stream_);
+  }
+  void sigmoid(float* x, size_t n) override { cuda::sigmoid(x, n, stream_); }
 
   void attention(const AttentionArgs& a) override {
     if (a.M <= 0) return;

@@ -19,13 +19,14 @@ __global__ void gather_rows_kernel(const float* __restrict__ src, int row_len, c
 }
 
 // One thread per output element; a copy, so nothing to round.
-__global__ void im2col_3x3_s2_kernel(const float* __restrict__ src, int H, int W, int C, float* __restrict__ dst) {
-  const int Wo = W / 2, row_len = 9 * C;
+__global__ void im2col_kernel(const float* __restrict__ src, int H, int W, int C, int kh, int kw, int sy, int sx,
+                              int oy0, int rows, float* __restrict__ dst) {
+  const int Wo = (W + sx - 1) / sx, row_len = kh * kw * C;
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= size_t(H / 2) * Wo * row_len) return;
+  if (i >= size_t(rows) * Wo * row_len) return;
   const size_t o = i / row_len;
   const int j = int(i % row_len), tap = j / C, c = j % C;
-  const int y = 2 * int(o / Wo) + tap / 3 - 1, x = 2 * int(o % Wo) + tap % 3 - 1;
+  const int y = sy * (oy0 + int(o / Wo)) + tap / kw - kh / 2, x = sx * int(o % Wo) + tap % kw - kw / 2;
   dst[i] = (y < 0 || y >= H || x < 0 || x >= W) ? 0.0f : src[(size_t(y) * W + x) * C + c];
 }
 
@@ -93,11 +94,12 @@ void gather_rows(const float* src, int row_len, const int* idx, int n, float* ds
   check(cudaGetLastError(), "gather_rows launch");
 }
 
-void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst, cudaStream_t s) {
-  const size_t total = size_t(H / 2) * (W / 2) * 9 * C;
+void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1, float* dst,
+            cudaStream_t s) {
+  const size_t total = size_t(oy1 - oy0) * ((W + sx - 1) / sx) * kh * kw * C;
   if (total == 0) return;
-  im2col_3x3_s2_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, H, W, C, dst);
-  check(cudaGetLastError(), "im2col_3x3_s2 launch");
+  im2col_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, H, W, C, kh, kw, sy, sx, oy0, oy1 - oy0, dst);
+  check(cudaGetLastError(), "im2col launch");
 }
 
 void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y, cudaStream_t s) {

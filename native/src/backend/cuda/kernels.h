@@ -17,8 +17,9 @@ void add_bias_rows(float* y, int M, int N, const float* bias, cudaStream_t strea
 
 // dst[i, :] = src[idx[i], :] for rows of row_len floats.
 void gather_rows(const float* src, int row_len, const int* idx, int n, float* dst, cudaStream_t stream);
-// src [H, W, C] -> dst [(H/2) * (W/2), 9 * C]: 3x3 windows, stride 2, zero padding 1 (Backend::im2col_3x3_s2).
-void im2col_3x3_s2(const float* src, int H, int W, int C, float* dst, cudaStream_t stream);
+// A convolution's windows for output rows [oy0, oy1) (Backend::im2col).
+void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1, float* dst,
+            cudaStream_t stream);
 void rms_norm(const float* x, int rows, int dim, const float* w, float eps, float* y, cudaStream_t stream);
 void center_rows(float* x, int rows, int dim, cudaStream_t stream);
 // cos_sin: [rows, head_dim / 2, 2]
@@ -37,8 +38,16 @@ void relu(float* x, size_t n, cudaStream_t stream);
 void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y,
                 cudaStream_t stream);
 void column_mean(const float* x, int rows, int dim, float* out, cudaStream_t stream);
-void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* s, cudaStream_t stream);
+void hard_sigmoid(float* x, size_t n, float alpha, float beta, cudaStream_t stream);
+void scale_columns(float* x, int rows, int dim, const float* g, float offset, cudaStream_t stream);
 void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);
+
+// The page-analysis networks' ops (convnet_ops.cu): the same contracts as Backend's functions of the same names.
+void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);
+void upsample_nearest(const float* src, int H, int W, int C, int s, float* dst, int dst_channels, int offset,
+                      cudaStream_t stream);
+void depth_to_space(const float* src, int H, int W, int C, int s, float* dst, cudaStream_t stream);
+void sigmoid(float* x, size_t n, cudaStream_t stream);
 
 // Attention over a KV cache; the device form of AttentionArgs with its host tables already uploaded.
 struct DeviceAttention {

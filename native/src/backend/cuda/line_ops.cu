@@ -76,10 +76,15 @@ __global__ void column_mean_kernel(const float* __restrict__ x, int rows, int di
   out[c] = s / float(rows);
 }
 
-__global__ void scale_columns_hardsigmoid_kernel(float* x, int rows, int dim, const float* __restrict__ s) {
+__global__ void hard_sigmoid_kernel(float* x, size_t n, float alpha, float beta) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = fminf(fmaxf(alpha * x[i] + beta, 0.0f), 1.0f);
+}
+
+__global__ void scale_columns_kernel(float* x, int rows, int dim, const float* __restrict__ g, float offset) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= size_t(rows) * dim) return;
-  x[i] *= fminf(fmaxf(s[i % dim] + 3.0f, 0.0f), 6.0f) / 6.0f;
+  x[i] *= g[i % dim] + offset;
 }
 
 __global__ void avg_pool_kernel(const float* __restrict__ src, int H, int W, int C, int kh, int kw,
@@ -142,11 +147,17 @@ void column_mean(const float* x, int rows, int dim, float* out, cudaStream_t s) 
   check(cudaGetLastError(), "column_mean launch");
 }
 
-void scale_columns_hardsigmoid(float* x, int rows, int dim, const float* g, cudaStream_t s) {
+void hard_sigmoid(float* x, size_t n, float alpha, float beta, cudaStream_t s) {
+  if (n == 0) return;
+  hard_sigmoid_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, n, alpha, beta);
+  check(cudaGetLastError(), "hard_sigmoid launch");
+}
+
+void scale_columns(float* x, int rows, int dim, const float* g, float offset, cudaStream_t s) {
   const size_t total = size_t(rows) * dim;
   if (total == 0) return;
-  scale_columns_hardsigmoid_kernel<<<blocks_for(total), kThreads, 0, s>>>(x, rows, dim, g);
-  check(cudaGetLastError(), "scale_columns_hardsigmoid launch");
+  scale_columns_kernel<<<blocks_for(total), kThreads, 0, s>>>(x, rows, dim, g, offset);
+  check(cudaGetLastError(), "scale_columns launch");
 }
 
 void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t s) {
