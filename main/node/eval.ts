@@ -18,6 +18,7 @@ import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } f
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
+import { pageNets } from './pipeline/detect/page-nets';
 import { analysePage } from './pipeline/page-analysis';
 import { openPageSource } from './pipeline/page-source';
 import { RunRecorder } from './run-recorder';
@@ -122,7 +123,7 @@ function readOrder(regions: LayoutRegion[]): Box[] {
 const oursLayoutOnly: System = async (item) => {
   const started = Date.now();
   const source = await openPageSource(new Uint8Array(readFileSync(item.image)));
-  const page = analysePage(0, await source.render(0));
+  const page = await analysePage(0, await source.render(0), await pageNets());
   source.close();
   return { text: '', order: readOrder(page.regions), frame: source.pages[0]!, ms: Date.now() - started };
 };

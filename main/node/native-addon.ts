@@ -23,9 +23,33 @@ export interface ForwardCost {
   context: number;
 }
 
+/** One output map of a page-analysis network: [height, width, channels], row-major. */
+export interface NetMap {
+  height: number;
+  width: number;
+  channels: number;
+  data: Float32Array;
+}
+
+export interface PageAnalysisInfo {
+  dir: string;
+  backend: string;
+  parameters: number;
+  /** Per network: its one input size (height, width; 0 for any size whose sides are `multiple`s), labels, strides. */
+  nets: Record<string, { height: number; width: number; multiple: number; labels: string[]; strides: number[] }>;
+}
+
+/** The page-analysis networks (native/src/page): run(net, images) -> per image, its output maps. */
+export interface NativePageAnalysis {
+  info(): PageAnalysisInfo;
+  run(net: string, images: Array<{ width: number; height: number; pixels: Uint8Array }>): Promise<NetMap[][]>;
+  close(): void;
+}
+
 export interface NativeAddon {
   info(): EngineInfo;
   loadModel(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativeModel>;
+  loadPageAnalysis(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativePageAnalysis>;
 }
 
 /** Project root in development, the app's resources folder when packaged. */
@@ -53,6 +77,10 @@ export function loadAddon(): NativeAddon {
 /** The most threads loadModel takes (binding/addon.cc refuses more): beyond that they only starve the machine. */
 export function maxThreads(): number {
   return 2 * availableParallelism();
+}
+
+export function pageAnalysisDir(): string {
+  return join(resourceRoot(), 'assets', 'models', 'page-analysis');
 }
 
 export function defaultModelDir(): string {

@@ -1,4 +1,4 @@
-// The N-API surface (native/README.md): info(), loadModel(), and the Model object.
+// The N-API surface (native/README.md): info(), loadModel() and the Model object, loadPageAnalysis().
 #include <napi.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "decode_job.h"
 #include "engine_info.h"
 #include "events_js.h"
+#include "page_analysis_js.h"
 
 namespace saccade::js {
 
@@ -189,6 +190,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ModelWrap::Init(env);
   exports.Set("info", Napi::Function::New(env, Info));
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
+  init_page_analysis(env, exports);
   return exports;
 }
 

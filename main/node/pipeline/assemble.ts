@@ -1,6 +1,7 @@
 // Markdown from recognised regions in reading order: headings, paragraphs, lists, HTML tables, $$ formulas.
-// Headers and footers are recognised (they are in the JSON result) but left out of the body text.
-import type { BlockKind } from './layout';
+// A page's headers come first and its footers last (assemble/page-layout.ts orders them so), as paragraphs:
+// running heads, page numbers and Bates stamps are text a reader may search for.
+import type { BlockKind } from './assemble/page-layout';
 import { renderTable, type TableMarkup } from './table-markup';
 
 export interface RecognisedRegion {
@@ -56,8 +57,6 @@ function tableMarkdown(text: string): string {
 
 export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): string | null {
   switch (region.kind) {
-    case 'header':
-    case 'footer':
     case 'figure':
       return null;
     case 'table':

@@ -7,6 +7,7 @@ import type { SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
+import { pageNets } from './detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
 import type { PageSource } from './page-source';
 import { ReadingChooser } from './reading-choice';
@@ -48,7 +49,8 @@ export async function decodePages(
     }]);
   };
 
-  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page), analysis);
+  const nets = await pageNets();
+  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page), nets, analysis);
   let next: Promise<AnalysedPage> | null = wanted.length ? layOut(wanted[0]!) : null;
   for (let k = 0; k < wanted.length && next; k++) {
     const analysed = await next;

@@ -1,12 +1,16 @@
-// One page from raster to engine inputs: prepare, lay out, and cut the crops the recogniser reads best
-// (text as single lines, tables and formulas whole). Region boxes go back to source page coordinates.
+// One page from raster to engine inputs: detect (detect/), assemble (assemble/), and cut the crops the reader
+// reads best: text as single lines along their own direction, table cells as lines, formulas whole. Region
+// and crop boxes go back to source page coordinates for the UI.
 import type { RegionInput, RegionKind } from '../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../common/protocol';
-import { cropImage, type GrayImage } from './gray-image';
-import { inkWords } from './ink-words';
-import { analyseLayout, analyseTable, type LayoutBlock } from './layout';
+import type { NativePageAnalysis } from '../native-addon';
+import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from './assemble/page-layout';
+import { detectPage, type PageDetection } from './detect/detect-page';
+import type { PageFrame } from './detect/page-frame';
+import { normalAngle } from './detect/rotated-box';
+import type { GrayImage } from './gray-image';
+import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
-import { preparePage } from './prepare';
 import { tableMarkup, type TableMarkup } from './table-markup';
 
 export interface PageAnalysisOptions {
@@ -15,7 +19,7 @@ export interface PageAnalysisOptions {
    * or whole, by the model's table mode ('whole'). docs/decisions/0014-tables-read-by-cells.md
    */
   tables: 'cells' | 'whole';
-  /** The page is one table (a table crop): layout is skipped. */
+  /** The page is one table (a table crop): regions are not looked for. */
   pageIsTable: boolean;
   /** Views every text line is read in (the first alone when there is one). docs/decisions/0015-line-views.md */
   lineViews: readonly LineView[];
@@ -34,15 +38,10 @@ export interface PageCrop {
   /** Layout region this crop belongs to, and its line index within it. */
   regionId: string;
   line: number;
-  /** The crop's box in source page pixels (where its fixations lie). */
+  /** The crop's bounds in source page pixels (where its fixations lie). */
   box: Box;
   /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
   inkWords: Box[];
-  /**
-   * A line whose ink is lower than half a letter: rules, dashes, dots and underscores fit in it, no letter or
-   * digit does (reading-choice.ts drops a reading of it that has one).
-   */
-  flat: boolean;
 }
 
 export interface AnalysedPage {
@@ -52,60 +51,69 @@ export interface AnalysedPage {
   crops: PageCrop[];
   /** Tables read by cells, by region id: the HTML around their cells' text. */
   tables: Map<string, TableMarkup>;
+  /** The page turned upright (radians) and what each network cost. */
+  angle: number;
+  ms: PageDetection['ms'];
 }
 
 function engineKind(kind: LayoutBlock['kind']): RegionKind {
   return kind === 'table' || kind === 'formula' ? kind : 'text';
 }
 
-/** Height of a flat line's ink, in the page's letter heights (layout.ts measures them). */
-const FLAT_LINE = 0.5;
-
 export function regionId(page: number, index: number): string {
   return `p${page}-r${index}`;
 }
 
-export function analysePage(page: number, raster: GrayImage, options: PageAnalysisOptions = DEFAULT_PAGE_ANALYSIS): AnalysedPage {
-  const prepared = preparePage(raster);
-  const { width, height } = prepared.gray;
-  const { blocks, charHeight } = options.pageIsTable ? analyseTable(prepared.ink, width, height) : analyseLayout(prepared.ink, width, height);
+function roundBox(b: Box): Box {
+  return { x0: Math.round(b.x0), y0: Math.round(b.y0), x1: Math.round(b.x1), y1: Math.round(b.y1) };
+}
+
+/** The frame's lines: each detector line's bounds in the frame, with its own rectangle on the page. */
+function frameLines(detection: PageDetection): FrameLine[] {
+  return detection.lines.map((l) => ({ ...detection.frame.boxToFrame(l.box), own: { box: l.box, angle: l.angle } }));
+}
+
+/** A line's crop: its own rectangle where the detector gave it one, else its bounds in the frame read level. */
+function lineCrop(page: GrayImage, frame: PageFrame, line: FrameLine): LineCrop {
+  if (line.own) return cropLine(page, line.own.box, line.own.angle);
+  const [cx, cy] = frame.toSource([(line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2]);
+  return cropLine(page, { cx, cy, width: line.x1 - line.x0, height: line.y1 - line.y0, angle: normalAngle(frame.angle) }, frame.angle);
+}
+
+export async function analysePage(page: number, raster: GrayImage, nets: NativePageAnalysis,
+  options: PageAnalysisOptions = DEFAULT_PAGE_ANALYSIS): Promise<AnalysedPage> {
+  const detection = await detectPage(raster, nets, { regions: !options.pageIsTable });
+  const { frame } = detection;
+  const lines = frameLines(detection);
+  const { blocks } = options.pageIsTable ? assembleTable(lines, frame.width, frame.height) : assemblePage(lines, detection.regions);
   const regions: LayoutRegion[] = [];
   const crops: PageCrop[] = [];
   const tables = new Map<string, TableMarkup>();
-  // Margins as the recogniser saw them in training (training/saccade/synth/regions.py): for a line, up to a
-  // third of its height at the sides and a sixth above and below; a few pixels around a table or formula.
-  const wholePad = Math.max(2, Math.round(0.4 * charHeight));
-  const marginBox = (b: Box, line: boolean): Box => {
-    const h = b.y1 - b.y0;
-    const side = line ? Math.max(2, Math.round(0.25 * h)) : wholePad;
-    const vertical = line ? Math.max(1, Math.round(0.12 * h)) : wholePad;
-    return { x0: b.x0 - side, y0: b.y0 - vertical, x1: b.x1 + side, y1: b.y1 + vertical };
-  };
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
-    regions.push({ id, page, kind: block.kind, box: roundBox(prepared.toSource(block.box)), order: block.order });
+    regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
     if (block.order === null) return;
     const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
     if (byCells) tables.set(id, tableMarkup(block.grid!));
     const kind = byCells ? 'text' : engineKind(block.kind);
-    const byLine = byCells || (kind === 'text' && block.lines.length > 0);
-    const parts = byCells ? block.grid!.cells.flatMap((c) => c.lines) : byLine ? block.lines : [block.box];
-    parts.forEach((box, line) => {
-      const cropBox = marginBox(box, byLine);
-      const img = cropImage(prepared.gray, cropBox);
-      const cropId = `${id}/${line}`;
-      const images = byLine && options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(img, v)) : [img];
-      const ink = byLine ? inkWords(prepared.ink, width, height, box).map((b) => roundBox(prepared.toSource(b))) : [];
-      const flat = byLine && box.y1 - box.y0 < FLAT_LINE * charHeight;
-      crops.push({ id: cropId, kind, regionId: id, line, box: roundBox(prepared.toSource(cropBox)), inkWords: ink, flat,
-        views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind, width: v.width, height: v.height, pixels: v.data })) });
+    const parts: FrameLine[] = byCells ? block.grid!.cells.flatMap((c) => c.lines) : kind === 'text' ? block.lines : [];
+    if (parts.length === 0) {
+      // Read whole: a formula, or a table by the model's table mode.
+      const whole = lineCrop(raster, frame, { ...block.box });
+      const cropId = `${id}/0`;
+      crops.push({ id: cropId, kind, regionId: id, line: 0, box: roundBox(cropBounds(whole)), inkWords: [],
+        views: [{ id: `${cropId}#0`, kind, width: whole.image.width, height: whole.image.height, pixels: whole.image.data }] });
+      return;
+    }
+    parts.forEach((line, n) => {
+      const crop = lineCrop(raster, frame, line);
+      const cropId = `${id}/${n}`;
+      const images = options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(crop.image, v)) : [crop.image];
+      crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), inkWords: inkWords(crop).map(roundBox),
+        views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
     });
   });
-  return { page, regions, blocks, crops, tables };
-}
-
-function roundBox(b: LayoutRegion['box']): LayoutRegion['box'] {
-  return { x0: Math.round(b.x0), y0: Math.round(b.y0), x1: Math.round(b.x1), y1: Math.round(b.y1) };
+  return { page, regions, blocks, crops, tables, angle: frame.angle, ms: detection.ms };
 }
 
 /**

@@ -4,7 +4,7 @@
 // of the verifier's probability of every token kept (tokens the repetition guard took back do not count; an
 // empty reading, whose end-of-text probability is not reported, loses to any other). A kept reading whose
 // tokens average below MIN_MEAN_LOG_PROB is dropped: on scans such readings are nearly always invented, from
-// a rule, a dotted leader or a figure the layout took for text, or garbled beyond use
+// a stamp, a signature or a drawing the detector took for text, or garbled beyond use
 // (docs/decisions/0015-line-views.md), and the line or table cell reads as empty. A line's first view streams
 // live under the crop's id, so the user watches it being read; its end waits for the choice. When another
 // view wins, the first view's tokens are taken back (a retract at index 0) and the winner's follow, its rounds
@@ -19,9 +19,6 @@ export const MIN_MEAN_LOG_PROB = -0.3;
 /** Mean natural log of the token probabilities from which a first view's reading needs no other (e^-0.1 = 0.90). */
 export const SURE_MEAN_LOG_PROB = -0.1;
 
-/** What ink lower than half a letter cannot show (a rule or a dash the model took for a formula). */
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-
 interface ViewReading {
   /** Held events (later views only: the first view's stream live). */
   events: EngineEvent[];
@@ -34,7 +31,6 @@ interface ViewReading {
 
 interface CropReadings {
   cropId: string;
-  flat: boolean;
   /** In the crop's order of views: the first is read first, and streams live. */
   views: Map<string, ViewReading>;
   firstViewId: string;
@@ -70,7 +66,7 @@ export class ReadingChooser {
   readonly chosen = new Map<string, string>();
 
   constructor(
-    crops: ReadonlyArray<{ id: string; kind: RegionKind; flat: boolean; views: ReadonlyArray<{ id: string }> }>,
+    crops: ReadonlyArray<{ id: string; kind: RegionKind; views: ReadonlyArray<{ id: string }> }>,
     private readonly forward: (events: EngineEvent[]) => void,
     /** Called for each dropped reading; null keeps every reading, however unsure. */
     private readonly onDropped: ((reading: DroppedReading) => void) | null,
@@ -81,7 +77,7 @@ export class ReadingChooser {
         this.chosen.set(c.id, c.views[0]!.id);
         continue;
       }
-      const readings: CropReadings = { cropId: c.id, flat: c.flat, views: new Map(), firstViewId: c.views[0]!.id };
+      const readings: CropReadings = { cropId: c.id, views: new Map(), firstViewId: c.views[0]!.id };
       for (const v of c.views) {
         readings.views.set(v.id, { events: [], probs: [], rounds: 0, end: null });
         this.byView.set(v.id, readings);
@@ -140,7 +136,7 @@ export class ReadingChooser {
     const takeBackFirst = () => {
       if (first.probs.length > 0) out.push({ type: 'retract', regionId: crop.cropId, index: 0 });
     };
-    if (this.onDropped && (mean < MIN_MEAN_LOG_PROB || (crop.flat && LETTER_OR_DIGIT.test(reading.end!.text)))) {
+    if (this.onDropped && mean < MIN_MEAN_LOG_PROB) {
       // The line keeps its place in the region and reads as nothing.
       this.onDropped({ cropId: crop.cropId, text: reading.end!.text, meanProb: Math.exp(mean) });
       takeBackFirst();

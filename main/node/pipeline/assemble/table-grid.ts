@@ -1,8 +1,8 @@
 // A table's rows and columns from where its words sit, so each cell can be read as one text line and the
 // table rebuilt as HTML around the cells' text. Rows are bands of glyphs; columns are the strips that stay
 // blank down (nearly) every row. A piece of text that crosses such a strip spans those columns.
-import type { Box } from '../../../common/protocol';
-import { boxHeight, unionBox } from './gray-image';
+import type { Box } from '../../../../common/protocol';
+import { boxHeight, unionBox } from '../gray-image';
 
 export interface TableCell {
   row: number;
@@ -31,7 +31,7 @@ interface Band {
  * still at least half a letter wide that is blank on nearly every row (columnCuts): word spaces fall at
  * different places row by row, column gaps do not.
  */
-export function tableGrid(glyphs: Box[], xh: number): TableGrid {
+export function tableGrid(glyphs: readonly Box[], xh: number): TableGrid {
   const bands = rowBands(glyphs, xh);
   if (bands.length === 0) return { rows: 0, cols: 0, cells: [] };
   const letter = letterHeight(bands, xh);
@@ -95,7 +95,7 @@ function bandPieces(band: Band, cuts: number[], letter: number): Array<{ col: nu
  * Bands of letter-sized glyphs that share their height; dots, commas and dashes join the band they sit in.
  * Anything taller than a letter (a form's short vertical rule, a stamp) would bind several rows into one.
  */
-function rowBands(glyphs: Box[], xh: number): Band[] {
+function rowBands(glyphs: readonly Box[], xh: number): Band[] {
   const core = glyphs.filter((g) => boxHeight(g) >= 0.5 * xh && boxHeight(g) <= 2.5 * xh).sort((a, b) => a.y0 - b.y0);
   const bands: Band[] = [];
   for (const g of core) {

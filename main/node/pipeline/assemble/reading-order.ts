@@ -1,7 +1,7 @@
 // Reading order by recursive XY-cut. Column gutters are cut before horizontal gaps: two columns often share
 // a blank row by chance (paragraph breaks at the same height), but a full-width title or table never leaves
 // a gutter, so preferring the vertical cut reads columns whole and still puts spanning blocks in place.
-import type { Box } from '../../../common/protocol';
+import type { Box } from '../../../../common/protocol';
 
 /** Splits items into groups separated by gaps of at least minGap along one axis, in axis order. */
 function splitByGaps(items: number[], boxes: Box[], axis: 'x' | 'y', minGap: number): number[][] {

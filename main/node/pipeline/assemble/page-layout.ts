@@ -1,0 +1,156 @@
+// Assembly: the detected lines and regions of a page (detect/) become the blocks it is read and written in,
+// in reading order. What the detectors give is taken as they give it: a line is a line, a table, figure,
+// title, header, footer or formula is the layout detector's region. What no detector gives is ours: which
+// lines make a paragraph, a table's rows and columns (table-grid.ts), and the order of the blocks (XY-cut,
+// reading-order.ts), with headers first and footers last so that they never split the body.
+import type { Box, LayoutRegion } from '../../../../common/protocol';
+import type { LayoutLabel, LayoutRegionGuess } from '../detect/layout-regions';
+import type { RotatedBox } from '../detect/rotated-box';
+import { boxArea, boxHeight, boxWidth, intersectionArea, median, unionBox } from '../gray-image';
+import { readingOrder } from './reading-order';
+import { tableGrid, type TableGrid } from './table-grid';
+
+export type BlockKind = LayoutRegion['kind'];
+
+/** A text line in the page's upright frame; `own` when it reads at an angle of its own on the page. */
+export interface FrameLine extends Box {
+  own?: { box: RotatedBox; angle: number };
+}
+
+export interface LayoutBlock {
+  kind: BlockKind;
+  /** In the upright frame. */
+  box: Box;
+  /** Text lines, in reading order (rows top to bottom, left to right within a row); empty for a formula. */
+  lines: FrameLine[];
+  /** Reading order: where the block is written (a figure as an image; its text in blocks of its own after it). */
+  order: number | null;
+  /** Tables: rows, columns and the cells that hold text. */
+  grid?: TableGrid;
+}
+
+export interface PageLayout {
+  blocks: LayoutBlock[];
+  /** The median line height: the page's text scale, in frame pixels. */
+  lineHeight: number;
+}
+
+/** What each layout class becomes: captions and references are text to us. */
+const KIND: Record<LayoutLabel, BlockKind> = {
+  text: 'text', reference: 'text', figure_caption: 'text', table_caption: 'text', title: 'title',
+  figure: 'figure', table: 'table', header: 'header', footer: 'footer', equation: 'formula',
+};
+/** A line belongs to a region holding at least this share of its area. */
+const INSIDE = 0.6;
+
+const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+const horizontalOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+const sameRow = (a: Box, b: Box) => verticalOverlap(a, b) >= 0.5 * Math.min(boxHeight(a), boxHeight(b));
+
+/**
+ * Regions that cover the same ground (a table the detector also calls a figure): the surer one is kept. A
+ * region overlapping a kept one by half of the smaller's area, or more, is the same ground.
+ */
+function distinctRegions(regions: readonly LayoutRegionGuess[]): LayoutRegionGuess[] {
+  const kept: LayoutRegionGuess[] = [];
+  for (const r of [...regions].sort((a, b) => b.score - a.score)) {
+    const clash = kept.some((k) => KIND[k.label] !== 'text' && KIND[r.label] !== 'text'
+      && intersectionArea(k.box, r.box) >= 0.5 * Math.min(boxArea(k.box), boxArea(r.box)));
+    if (!clash) kept.push(r);
+  }
+  return kept;
+}
+
+/** Rows top to bottom, each left to right: a row is lines sharing half their height. */
+export function inRows(lines: readonly FrameLine[]): FrameLine[] {
+  const rows: FrameLine[][] = [];
+  for (const l of [...lines].sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1))) {
+    const row = rows.find((r) => r.some((o) => sameRow(o, l)));
+    if (row) row.push(l);
+    else rows.push([l]);
+  }
+  return rows.sort((a, b) => Math.min(...a.map((l) => l.y0)) - Math.min(...b.map((l) => l.y0)))
+    .flatMap((r) => r.sort((a, b) => a.x0 - b.x0));
+}
+
+/**
+ * Paragraphs of the lines no region claimed: a line joins the one above it when the gap between them is under
+ * the smaller line's height, they overlap sideways by a third of the narrower, and neither is half again as
+ * tall; lines of one row within twice their height of each other join too (a form's label and its value).
+ */
+function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
+  const parent = lines.map((_, i) => i);
+  const find = (a: number): number => (parent[a] === a ? a : (parent[a] = find(parent[a]!)));
+  for (let i = 0; i < lines.length; i++) {
+    for (let j = i + 1; j < lines.length; j++) {
+      const a = lines[i]!;
+      const b = lines[j]!;
+      const ha = boxHeight(a);
+      const hb = boxHeight(b);
+      const small = Math.min(ha, hb);
+      if (Math.max(ha, hb) > 1.5 * small) continue;
+      const stacked = verticalOverlap(a, b) < 0 && -verticalOverlap(a, b) < small
+        && horizontalOverlap(a, b) >= Math.min(boxWidth(a), boxWidth(b)) / 3;
+      const beside = sameRow(a, b) && -horizontalOverlap(a, b) < 2 * small;
+      if (stacked || beside) parent[find(j)] = find(i);
+    }
+  }
+  const groups = new Map<number, FrameLine[]>();
+  lines.forEach((l, i) => {
+    const g = groups.get(find(i));
+    if (g) g.push(l);
+    else groups.set(find(i), [l]);
+  });
+  return [...groups.values()];
+}
+
+/** The page's blocks in reading order, from the detected lines and regions (all in the upright frame). */
+export function assemblePage(lines: readonly FrameLine[], regions: readonly LayoutRegionGuess[]): PageLayout {
+  const lineHeight = Math.max(1, median(lines.map(boxHeight)));
+  const kept = distinctRegions(regions);
+  const members = new Map<LayoutRegionGuess, FrameLine[]>(kept.map((r) => [r, []]));
+  const free: FrameLine[] = [];
+  for (const l of lines) {
+    // The smallest region holding the line: a caption inside a figure's box is the caption's.
+    const home = kept.filter((r) => intersectionArea(r.box, l) >= INSIDE * boxArea(l))
+      .sort((a, b) => boxArea(a.box) - boxArea(b.box))[0];
+    if (home) members.get(home)!.push(l);
+    else free.push(l);
+  }
+  const blocks: LayoutBlock[] = [];
+  // The text printed inside a figure (a diagram's labels, an organisation chart, a slide the detector took for
+  // a picture) is read in its own paragraphs, which follow the figure.
+  const inside = new Map<LayoutBlock, LayoutBlock[]>();
+  for (const [region, own] of members) {
+    const kind = KIND[region.label];
+    // A text region the detector found with no line in it is nothing to read; a figure is kept all the same.
+    if (own.length === 0 && kind !== 'figure' && kind !== 'formula') continue;
+    const box = own.reduce<Box>(unionBox, region.box);
+    if (kind === 'table') blocks.push({ kind, box, lines: [], order: null, grid: tableGrid(own, lineHeight) });
+    else if (kind === 'figure') {
+      const figure: LayoutBlock = { kind, box, lines: [], order: null };
+      blocks.push(figure);
+      inside.set(figure, ordered(paragraphs(own).map(textBlock), lineHeight));
+    } else blocks.push({ kind, box, lines: kind === 'formula' ? [] : inRows(own), order: null });
+  }
+  blocks.push(...paragraphs(free).map(textBlock));
+  const rank = (b: LayoutBlock) => (b.kind === 'header' ? 0 : b.kind === 'footer' ? 2 : 1);
+  const result = ordered(blocks, lineHeight).sort((a, b) => rank(a) - rank(b)).flatMap((b) => [b, ...(inside.get(b) ?? [])]);
+  result.forEach((b, n) => (b.order = n));
+  return { blocks: result, lineHeight };
+}
+
+function textBlock(lines: FrameLine[]): LayoutBlock {
+  return { kind: 'text', box: lines.reduce<Box>(unionBox, lines[0]!), lines: inRows(lines), order: null };
+}
+
+/** Blocks in reading order (XY-cut over their boxes). */
+function ordered(blocks: LayoutBlock[], lineHeight: number): LayoutBlock[] {
+  return readingOrder(blocks.map((b) => b.box), lineHeight).map((i) => blocks[i]!);
+}
+
+/** A page known to be one table (a table crop): its grid from every line, nothing else looked for. */
+export function assembleTable(lines: readonly FrameLine[], width: number, height: number): PageLayout {
+  const lineHeight = Math.max(1, median(lines.map(boxHeight)));
+  return { blocks: [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid: tableGrid(lines, lineHeight) }], lineHeight };
+}

@@ -1,0 +1,109 @@
+// The upright frame of a page: the page turned so that its text runs left to right, top to bottom, whatever the
+// scan did (a quarter or half turn, a few degrees of skew). Layout works in this frame with plain axis-aligned
+// boxes; pixels are always sampled from the source page, so nothing is resampled twice.
+import type { Box } from '../../../../common/protocol';
+import type { GrayImage } from '../gray-image';
+import { boundsOf, corners, type Point, type RotatedBox } from './rotated-box';
+
+export class PageFrame {
+  /** The frame's size: the source's bounding box once turned. */
+  readonly width: number;
+  readonly height: number;
+  private readonly dx: number;
+  private readonly dy: number;
+
+  /**
+   * `angle`: the direction text runs in on the source page, radians (0: upright; pi/2: the page was turned a
+   * quarter clockwise, its lines run downwards).
+   */
+  constructor(readonly source: { width: number; height: number }, readonly angle: number) {
+    this.dx = Math.cos(angle);
+    this.dy = Math.sin(angle);
+    this.width = Math.abs(source.width * this.dx) + Math.abs(source.height * this.dy);
+    this.height = Math.abs(source.width * this.dy) + Math.abs(source.height * this.dx);
+  }
+
+  /** Source pixel coordinates -> frame coordinates. */
+  toFrame([x, y]: Point): Point {
+    const u = x - this.source.width / 2;
+    const v = y - this.source.height / 2;
+    return [u * this.dx + v * this.dy + this.width / 2, -u * this.dy + v * this.dx + this.height / 2];
+  }
+
+  /** Frame coordinates -> source pixel coordinates. */
+  toSource([u, v]: Point): Point {
+    const a = u - this.width / 2;
+    const b = v - this.height / 2;
+    return [a * this.dx - b * this.dy + this.source.width / 2, a * this.dy + b * this.dx + this.source.height / 2];
+  }
+
+  /** A source rectangle's axis-aligned bounds in the frame. */
+  boxToFrame(b: RotatedBox): Box {
+    return boundsOf(corners(b).map((p) => this.toFrame(p)));
+  }
+
+  /** A frame box's axis-aligned bounds on the source page, clipped to it. */
+  boxToSource(b: Box): Box {
+    const r = boundsOf(([[b.x0, b.y0], [b.x1, b.y0], [b.x1, b.y1], [b.x0, b.y1]] as Point[]).map((p) => this.toSource(p)));
+    return { x0: Math.max(0, r.x0), y0: Math.max(0, r.y0), x1: Math.min(this.source.width, r.x1), y1: Math.min(this.source.height, r.y1) };
+  }
+
+  /** The whole frame resampled to width x height from the source (bilinear; paper white outside the page). */
+  render(page: GrayImage, width: number, height: number): GrayImage {
+    const out = new Uint8Array(width * height);
+    const sx = this.width / width;
+    const sy = this.height / height;
+    // Source position of output pixel (i, j): origin + i * stepI + j * stepJ, in pixel-centre coordinates.
+    const [ox, oy] = this.toSource([0.5 * sx, 0.5 * sy]);
+    const [ix, iy] = this.toSource([1.5 * sx, 0.5 * sy]);
+    const [jx, jy] = this.toSource([0.5 * sx, 1.5 * sy]);
+    for (let j = 0; j < height; j++) {
+      for (let i = 0; i < width; i++) {
+        const x = ox + i * (ix - ox) + j * (jx - ox);
+        const y = oy + i * (iy - oy) + j * (jy - oy);
+        out[j * width + i] = bilinear(page, x - 0.5, y - 0.5);
+      }
+    }
+    return { width, height, data: out };
+  }
+}
+
+/** The page's grey value at a point (pixel centres at integers), paper white outside it. */
+export function bilinear(page: GrayImage, x: number, y: number): number {
+  const x0 = Math.floor(x);
+  const y0 = Math.floor(y);
+  const fx = x - x0;
+  const fy = y - y0;
+  const { width, height, data } = page;
+  if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
+    const i = y0 * width + x0;
+    const top = data[i]! + (data[i + 1]! - data[i]!) * fx;
+    const bottom = data[i + width]! + (data[i + width + 1]! - data[i + width]!) * fx;
+    return Math.round(top + (bottom - top) * fy);
+  }
+  const at = (xx: number, yy: number) => (xx < 0 || yy < 0 || xx >= width || yy >= height ? 255 : data[yy * width + xx]!);
+  const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
+  const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+  return Math.round(top * (1 - fy) + bottom * fy);
+}
+
+/**
+ * The pixels of a rotated rectangle of the page, read along `angle` (its width along the text), scaled by
+ * `scale`: an upright image of a line however it was set on the page. Bilinear, with the page's own pixel
+ * grid when scale is 1.
+ */
+export function sampleRotated(page: GrayImage, box: RotatedBox, angle: number, scale = 1): GrayImage {
+  const width = Math.max(1, Math.round(box.width * scale));
+  const height = Math.max(1, Math.round(box.height * scale));
+  const ux = Math.cos(angle);
+  const uy = Math.sin(angle);
+  const out = new Uint8Array(width * height);
+  for (let j = 0; j < height; j++) {
+    const t = ((j + 0.5) / height - 0.5) * box.height;
+    for (let i = 0; i < width; i++) {
+      const s = ((i + 0.5) / width - 0.5) * box.width;
+      out[j * width + i] = bilinear(page, box.cx + s * ux - t * uy - 0.5, box.cy + s * uy + t * ux - 0.5);
+    }
+  }
+  return { width, height, data: out };
+}

@@ -1,0 +1,140 @@
+// The pixels of one text line as the reader is shown them: cut from the source page along the line's own
+// direction (a skewed or turned line comes out level), with the margins the reader saw in training, light text
+// on a dark band turned dark on light, and the line's grey range stretched to full contrast. Also where its
+// words' ink lies, for word boxes (docs/decisions/0017).
+import type { Box } from '../../../common/protocol';
+import { sampleRotated } from './detect/page-frame';
+import { boundsOf, type Point, type RotatedBox } from './detect/rotated-box';
+import type { GrayImage } from './gray-image';
+
+/**
+ * Margins as a share of the line's height, on top of the detector's box: the reader's training lines had up to
+ * a third of their height at the sides and a sixth above and below (training/saccade/synth/regions.py), and the
+ * detector's boxes already hold most of that.
+ */
+const SIDE_MARGIN = 0.15;
+const VERTICAL_MARGIN = 0.05;
+/**
+ * A gap between letters is under a tenth of the line's height in running text; a word space a quarter or
+ * more. Gaps at least this share of the line's height split the ink into words.
+ */
+const WORD_GAP = 0.2;
+
+export interface LineCrop {
+  image: GrayImage;
+  /** The crop's rectangle on the source page and the direction it is read in. */
+  box: RotatedBox;
+  angle: number;
+}
+
+function histogram(data: Uint8Array): Uint32Array {
+  const h = new Uint32Array(256);
+  for (const v of data) h[v]!++;
+  return h;
+}
+
+function percentile(h: Uint32Array, n: number, q: number): number {
+  let acc = 0;
+  for (let v = 0; v < 256; v++) {
+    acc += h[v]!;
+    if (acc > q * n) return v;
+  }
+  return 255;
+}
+
+/** Otsu's threshold: the grey level that best splits the crop into ink and paper. */
+export function otsu(h: Uint32Array, n: number): number {
+  let sum = 0;
+  for (let v = 0; v < 256; v++) sum += v * h[v]!;
+  let wB = 0;
+  let sumB = 0;
+  let best = -1;
+  let threshold = 128;
+  for (let t = 0; t < 256; t++) {
+    wB += h[t]!;
+    if (wB === 0) continue;
+    const wF = n - wB;
+    if (wF === 0) break;
+    sumB += t * h[t]!;
+    const between = wB * wF * (sumB / wB - (sum - sumB) / wF) ** 2;
+    if (between > best) {
+      best = between;
+      threshold = t;
+    }
+  }
+  return threshold;
+}
+
+/** Dark on light at full contrast: a crop whose paper (its median) is darker than mid-grey is inverted. */
+function normalise(img: GrayImage): GrayImage {
+  const n = img.data.length;
+  let h = histogram(img.data);
+  let data = img.data;
+  if (percentile(h, n, 0.5) < 128) {
+    data = data.map((v) => 255 - v);
+    h = histogram(data);
+  }
+  const lo = percentile(h, n, 0.01);
+  const hi = percentile(h, n, 0.99);
+  if (hi - lo < 16) return { ...img, data };
+  const scale = 255 / (hi - lo);
+  return { ...img, data: data.map((v) => Math.max(0, Math.min(255, Math.round((v - lo) * scale)))) };
+}
+
+/** The line's crop: `box` on the source page read along `angle`, grown by the reader's margins. */
+export function cropLine(page: GrayImage, box: RotatedBox, angle: number): LineCrop {
+  const grown = { ...box, width: box.width + 2 * SIDE_MARGIN * box.height, height: box.height * (1 + 2 * VERTICAL_MARGIN) };
+  return { image: normalise(sampleRotated(page, grown, angle)), box: grown, angle };
+}
+
+/** A point of the crop's image (pixels, x along the line) on the source page. */
+function toPage(c: LineCrop, x: number, y: number): Point {
+  const s = (x / c.image.width - 0.5) * c.box.width;
+  const t = (y / c.image.height - 0.5) * c.box.height;
+  const ux = Math.cos(c.angle);
+  const uy = Math.sin(c.angle);
+  return [c.box.cx + s * ux - t * uy, c.box.cy + s * uy + t * ux];
+}
+
+/** The crop's rectangle's bounds on the source page. */
+export function cropBounds(c: LineCrop): Box {
+  return boundsOf([toPage(c, 0, 0), toPage(c, c.image.width, 0), toPage(c, c.image.width, c.image.height), toPage(c, 0, c.image.height)]);
+}
+
+/** The word-like groups of ink along the line (columns with ink, joined across gaps under a word space), as
+ * bounds on the source page. */
+export function inkWords(c: LineCrop): Box[] {
+  const { width, height, data } = c.image;
+  const h = histogram(data);
+  const t = otsu(h, data.length);
+  const inkColumn = new Uint8Array(width);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (data[y * width + x]! <= t) inkColumn[x] = 1;
+  const gap = Math.max(2, Math.round(WORD_GAP * height));
+  const groups: Box[] = [];
+  let start = -1;
+  let last = -1;
+  const close = () => {
+    if (start < 0) return;
+    let top = height;
+    let bottom = 0;
+    for (let y = 0; y < height; y++) {
+      for (let x = start; x <= last; x++) {
+        if (data[y * width + x]! <= t) {
+          top = Math.min(top, y);
+          bottom = y + 1;
+          break;
+        }
+      }
+    }
+    groups.push(boundsOf([toPage(c, start, top), toPage(c, last + 1, top), toPage(c, last + 1, bottom), toPage(c, start, bottom)]));
+    start = -1;
+  };
+  for (let x = 0; x < width; x++) {
+    if (!inkColumn[x]) continue;
+    if (start >= 0 && x - last - 1 >= gap) close();
+    if (start < 0) start = x;
+    last = x;
+  }
+  close();
+  return groups;
+}
