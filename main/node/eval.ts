@@ -3,13 +3,14 @@
 // ("ours.scribe.word_f1", "tesseract.pages_per_s"); a metric that could not be measured is null, with the
 // reason under "notes". "items" lists every page or crop with each system's own score and time, so a change in
 // a pooled figure can be traced to the documents that moved it.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
 import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
 import { latexExactMatch } from './eval/latex-match';
+import { writePageReport } from './eval/page-report';
 import { readingOrderEdit } from './eval/reading-order-metric';
 import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
 import { teds } from './eval/teds';
@@ -34,6 +35,8 @@ interface SystemOutput {
   frame: { width: number; height: number };
   /** The words with their boxes on the page (full pages only), in the same frame. */
   words?: PlacedWord[];
+  /** Our layout regions (full pages only), for the page report. */
+  regions?: LayoutRegion[];
   ms: number;
 }
 
@@ -51,10 +54,11 @@ interface EvalArgs {
   tables: PageAnalysisOptions['tables'];
   lineViews: PageAnalysisOptions['lineViews'];
   tesseract: boolean;
+  report: string | null;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, lineViews: DEFAULT_PAGE_ANALYSIS.lineViews, tesseract: true };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, lineViews: DEFAULT_PAGE_ANALYSIS.lineViews, tesseract: true, report: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -75,7 +79,8 @@ function parseArgs(argv: string[]): EvalArgs {
       out.tables = t;
     } else if (a === '--views') out.lineViews = firstLineViews(v());
     else if (a === '--no-tesseract') out.tesseract = false;
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|mtp|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract]`);
+    else if (a === '--report') out.report = v();
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|mtp|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract] [--report DIR]`);
   }
   return out;
 }
@@ -108,7 +113,7 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
       }, new AbortController().signal, { ...analysis, pageIsTable: byCells });
       const ms = Date.now() - started;
       const words = recorder.pageWords(0).flatMap((r) => r.lines.flatMap((l) => l.words));
-      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, words, ms };
+      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, words, regions, ms };
     } finally {
       doc.close();
     }
@@ -206,7 +211,8 @@ function sourceScores(name: string, source: WordSource, t: SourceTally, recognis
   };
 }
 
-async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[], perItem: ItemScores): Promise<Scores> {
+async function evaluate(name: string, system: System, items: EvalItem[], recognises: boolean, notes: string[], perItem: ItemScores,
+  outputs?: Map<string, SystemOutput>): Promise<Scores> {
   const tallies = new Map<WordSource, SourceTally>(WORD_SOURCES.map((s) => [s, newTally()]));
   const tedsScores: number[] = [];
   const exact: boolean[] = [];
@@ -249,6 +255,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
       score = { metric: 'reading_order_edit', value: orderEdits.at(-1)! };
     }
     perItem.set(itemKey(item), { ...score, value: round4(score.value), ms: out.ms });
+    if (outputs && isWordSource(item.dataset)) outputs.set(itemKey(item), out);
     process.stderr.write(`${name}: ${item.dataset}/${item.name} ${out.ms} ms${score.value === null ? '' : ` ${score.metric} ${round4(score.value)}`}\n`);
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
@@ -261,6 +268,29 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     [`${name}.omnidocbench.reading_order_edit`]: round4(mean(orderEdits)),
     [`${name}.pages_per_s`]: recognises && pages ? round4(pages / (pageMs / 1000)) : null,
   };
+}
+
+/** One HTML page per word-scored page (eval/page-report.ts), and an index of them worst first. */
+function writeReports(dir: string, items: EvalItem[], outputs: Map<string, SystemOutput>, ours: ItemScores, theirs: ItemScores): void {
+  mkdirSync(dir, { recursive: true });
+  const rows: Array<{ file: string; label: string; f1: number; tess: number | null }> = [];
+  for (const item of items) {
+    const out = outputs.get(itemKey(item));
+    if (!out || !isWordSource(item.dataset)) continue;
+    const mine = ours.get(itemKey(item));
+    const t = theirs.get(itemKey(item));
+    const file = writePageReport(dir, {
+      dataset: item.dataset, name: item.name, image: item.image, frame: out.frame, truth: item.truth, caseInsensitive: item.dataset === 'sroie',
+      ...(item.truthWords && item.truthSize ? { truthWords: item.truthWords, truthSize: item.truthSize } : {}),
+      ours: { text: markdownPlainText(out.text), f1: mine?.value ?? null, regions: out.regions ?? [], words: out.words ?? [], ms: out.ms },
+      ...(t ? { tesseract: { f1: t.value, ms: t.ms } } : {}),
+    });
+    rows.push({ file: basename(file), label: itemKey(item), f1: mine?.value ?? 0, tess: t?.value ?? null });
+  }
+  rows.sort((a, b) => a.f1 - (a.tess ?? a.f1) - (b.f1 - (b.tess ?? b.f1)));
+  const list = rows.map((r) => `<tr><td><a href="${r.file}">${r.label}</a></td><td>${r.f1.toFixed(3)}</td><td>${r.tess === null ? '' : r.tess.toFixed(3)}</td></tr>`).join('');
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><title>Saccade evaluation</title><table><tr><th>page</th><th>ours</th><th>Tesseract</th></tr>${list}</table>`);
+  console.error(`eval: page reports in ${join(dir, 'index.html')}`);
 }
 
 async function main(): Promise<number> {
@@ -300,7 +330,8 @@ async function main(): Promise<number> {
   }
   const oursItems: ItemScores = new Map();
   const tesseractItems: ItemScores = new Map();
-  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes, oursItems)) };
+  const oursOutputs = args.report ? new Map<string, SystemOutput>() : undefined;
+  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes, oursItems, oursOutputs)) };
   model?.close();
   const version = args.tesseract ? await tesseractAvailable() : null;
   if (!args.tesseract) notes.push('tesseract: not run (--no-tesseract)');
@@ -314,6 +345,7 @@ async function main(): Promise<number> {
     ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
   }));
   const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, tesseract: version }, notes, items: perItem };
+  if (args.report && oursOutputs) writeReports(args.report, items, oursOutputs, oursItems, tesseractItems);
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
   if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 2));

@@ -1,19 +1,12 @@
 // The pixels of one text line as the reader is shown them: cut from the source page along the line's own
-// direction (a skewed or turned line comes out level), with the margins the reader saw in training, light text
-// on a dark band turned dark on light, and the line's grey range stretched to full contrast. Also where its
-// words' ink lies, for word boxes (docs/decisions/0017).
+// direction (a skewed or turned line comes out level), light text on a dark band turned dark on light, and the
+// line's grey range stretched to full contrast. Also where its words' ink lies, for word boxes
+// (docs/decisions/0017).
 import type { Box } from '../../../common/protocol';
 import { sampleRotated } from './detect/page-frame';
 import { boundsOf, type Point, type RotatedBox } from './detect/rotated-box';
 import type { GrayImage } from './gray-image';
 
-/**
- * Margins as a share of the line's height, on top of the detector's box: the reader's training lines had up to
- * a third of their height at the sides and a sixth above and below (training/saccade/synth/regions.py), and the
- * detector's boxes already hold most of that.
- */
-const SIDE_MARGIN = 0.15;
-const VERTICAL_MARGIN = 0.05;
 /**
  * A gap between letters is under a tenth of the line's height in running text; a word space a quarter or
  * more. Gaps at least this share of the line's height split the ink into words.
@@ -81,10 +74,14 @@ function normalise(img: GrayImage): GrayImage {
   return { ...img, data: data.map((v) => Math.max(0, Math.min(255, Math.round((v - lo) * scale)))) };
 }
 
-/** The line's crop: `box` on the source page read along `angle`, grown by the reader's margins. */
+/**
+ * The line's crop: `box` on the source page read along `angle`. The detector's box is the crop, margins and
+ * all, as PaddleOCR cuts lines for the recogniser our line encoder is: on the development scans a sixth of the
+ * height more at the sides and a tenth above and below read no better, and a third or more read worse (the
+ * neighbouring lines' ink comes in).
+ */
 export function cropLine(page: GrayImage, box: RotatedBox, angle: number): LineCrop {
-  const grown = { ...box, width: box.width + 2 * SIDE_MARGIN * box.height, height: box.height * (1 + 2 * VERTICAL_MARGIN) };
-  return { image: normalise(sampleRotated(page, grown, angle)), box: grown, angle };
+  return { image: normalise(sampleRotated(page, box, angle)), box, angle };
 }
 
 /** A point of the crop's image (pixels, x along the line) on the source page. */

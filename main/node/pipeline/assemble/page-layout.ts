@@ -26,7 +26,7 @@ export interface LayoutBlock {
   /** Reading order: where the block is written (a figure as an image; its text in blocks of its own after it). */
   order: number | null;
   /** Tables: rows, columns and the cells that hold text. */
-  grid?: TableGrid;
+  grid?: TableGrid<FrameLine>;
 }
 
 export interface PageLayout {
@@ -126,7 +126,7 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
     // A text region the detector found with no line in it is nothing to read; a figure is kept all the same.
     if (own.length === 0 && kind !== 'figure' && kind !== 'formula') continue;
     const box = own.reduce<Box>(unionBox, region.box);
-    if (kind === 'table') blocks.push({ kind, box, lines: [], order: null, grid: tableGrid(own, lineHeight) });
+    if (kind === 'table') blocks.push({ kind, box, lines: [], order: null, grid: tableGrid(own) });
     else if (kind === 'figure') {
       const figure: LayoutBlock = { kind, box, lines: [], order: null };
       blocks.push(figure);
@@ -152,5 +152,5 @@ function ordered(blocks: LayoutBlock[], lineHeight: number): LayoutBlock[] {
 /** A page known to be one table (a table crop): its grid from every line, nothing else looked for. */
 export function assembleTable(lines: readonly FrameLine[], width: number, height: number): PageLayout {
   const lineHeight = Math.max(1, median(lines.map(boxHeight)));
-  return { blocks: [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid: tableGrid(lines, lineHeight) }], lineHeight };
+  return { blocks: [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid: tableGrid(lines) }], lineHeight };
 }

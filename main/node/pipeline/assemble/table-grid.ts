@@ -1,53 +1,57 @@
-// A table's rows and columns from where its words sit, so each cell can be read as one text line and the
-// table rebuilt as HTML around the cells' text. Rows are bands of glyphs; columns are the strips that stay
-// blank down (nearly) every row. A piece of text that crosses such a strip spans those columns.
+// A table's rows and columns from where its text lies (the detector's line boxes inside it), so that each cell
+// can be read as text lines and the table rebuilt as HTML around the cells' text. Rows are bands of boxes that
+// share their height; columns are the strips that stay blank down (nearly) every row. A box that crosses such
+// a strip spans those columns. Shading, colour and rules play no part: the detector found the text through them.
 import type { Box } from '../../../../common/protocol';
-import { boxHeight, unionBox } from '../gray-image';
+import { boxHeight, median } from '../gray-image';
 
-export interface TableCell {
+export interface TableCell<L extends Box = Box> {
   row: number;
   col: number;
   colSpan: number;
-  /** The cell's text lines, top to bottom, each a crop the recogniser reads (a wrapped cell has several). */
-  lines: Box[];
+  /** The cell's text lines: each a box the detector found, rows top to bottom, left to right within a row. */
+  lines: L[];
 }
 
-export interface TableGrid {
+export interface TableGrid<L extends Box = Box> {
   rows: number;
   cols: number;
-  /** Cells that hold ink, row by row, left to right; every other grid position is an empty cell. */
-  cells: TableCell[];
+  /** Cells that hold text, row by row, left to right; every other grid position is an empty cell. */
+  cells: Array<TableCell<L>>;
 }
 
-interface Band {
+interface Band<L extends Box> {
   y0: number;
   y1: number;
-  glyphs: Box[];
+  boxes: L[];
 }
 
 /**
- * `glyphs` are the ink components inside the table (rules and frames left out); `xh` is the page's glyph
- * height. Each glyph is widened by 0.3 letter heights, which fills word spaces; a column gap is a strip
- * still at least half a letter wide that is blank on nearly every row (columnCuts): word spaces fall at
- * different places row by row, column gaps do not.
+ * `lines` are the text boxes inside the table. Each is widened by 0.3 of the text height, which fills the
+ * word spaces the detector may have cut a cell's text at; a column gap is a strip still at least half the text
+ * height wide that is blank on nearly every row (columnCuts): word spaces fall at different places row by row,
+ * column gaps do not.
  */
-export function tableGrid(glyphs: readonly Box[], xh: number): TableGrid {
-  const bands = rowBands(glyphs, xh);
-  if (bands.length === 0) return { rows: 0, cols: 0, cells: [] };
-  const letter = letterHeight(bands, xh);
-  const cuts = columnCuts(bands, letter);
+export function tableGrid<L extends Box>(lines: readonly L[]): TableGrid<L> {
+  if (lines.length === 0) return { rows: 0, cols: 0, cells: [] };
+  const text = Math.max(1, median(lines.map(boxHeight)));
+  const bands = rowBands(lines);
+  const cuts = columnCuts(bands, text);
   const gaps = bands.slice(1).map((b, i) => b.y0 - bands[i]!.y1).sort((a, b) => a - b);
   const rowGap = gaps.length ? gaps[gaps.length >> 1]! : 0;
-  const rows: TableCell[][] = [];
-  let last: Band | null = null;
+  const rows: Array<Array<TableCell<L>>> = [];
+  let last: Band<L> | null = null;
   for (const band of bands) {
-    const pieces = bandPieces(band, cuts, letter);
+    const pieces = bandPieces(band, cuts);
     const row = rows[rows.length - 1];
-    const gap = last ? band.y0 - last.y1 : 0;
-    // The same row when the bands overlap (cells set at different heights beside a wrapped one), or when a
-    // band closer than half the usual row gap has text only in columns the row already fills (wrapped cells).
-    const continues = row && (gap < 0 || (gap <= 0.5 * rowGap && pieces.every((p) => row.some((c) => c.col === p.col))));
-    if (row && continues) {
+    const gap = last ? band.y0 - last.y1 : Infinity;
+    // A band continues the row as a cell's next line when it is closer than half the usual gap between bands
+    // and holds text in at most half the row's columns, all of them columns the row fills (in a dense table
+    // rows touch as closely as a wrapped cell's lines, and only the columns tell them apart); or as a cell set
+    // at mid-height beside a wrapped one when it overlaps the row's last band by more than a quarter of the text.
+    const wrapped = row && gap <= 0.5 * rowGap && 2 * pieces.length <= row.length && pieces.every((p) => row.some((c) => c.col === p.col));
+    const beside = row && gap < -0.25 * text;
+    if (row && (wrapped || beside)) {
       for (const p of pieces) {
         const cell = row.find((c) => c.col === p.col) ?? row.find((c) => p.col < c.col + c.colSpan && c.col < p.col + p.colSpan);
         if (cell) cell.lines.push(...p.lines);
@@ -62,80 +66,51 @@ export function tableGrid(glyphs: readonly Box[], xh: number): TableGrid {
   return { rows: rows.length, cols: cuts.length + 1, cells: rows.flat() };
 }
 
-/**
- * A band's glyphs grouped into pieces between column cuts; a piece that crosses a cut spans those columns.
- * Within a piece, a gap wider than a word space (1.5 letters, as between the lines of running text) starts a
- * new line crop of the same cell: a form's label and value, or fields the column cuts could not separate
- * because other rows fill the gap between them, are read as the short lines they are.
- */
-function bandPieces(band: Band, cuts: number[], letter: number): Array<{ col: number; colSpan: number; lines: Box[] }> {
-  const pieces: Array<{ col: number; colSpan: number; lines: Box[] }> = [];
-  let lines: Box[] = [];
-  const close = () => {
-    if (lines.length === 0) return;
-    const x0 = lines[0]!.x0;
-    const x1 = lines[lines.length - 1]!.x1;
-    const col = cuts.filter((c) => c < x0).length;
-    const end = cuts.filter((c) => c < x1).length;
-    pieces.push({ col, colSpan: end - col + 1, lines });
-    lines = [];
-  };
-  for (const g of [...band.glyphs].sort((a, b) => a.x0 - b.x0)) {
-    const last = lines[lines.length - 1];
-    if (last && cuts.some((c) => c >= last.x1 && c <= g.x0)) close();
-    const open = lines[lines.length - 1];
-    if (open && g.x0 - open.x1 <= 1.5 * letter) lines[lines.length - 1] = unionBox(open, g);
-    else lines.push({ ...g });
+/** A band's boxes grouped by the columns they fall in; a box that crosses a cut spans those columns. */
+function bandPieces<L extends Box>(band: Band<L>, cuts: number[]): Array<{ col: number; colSpan: number; lines: L[] }> {
+  const pieces: Array<{ col: number; colSpan: number; lines: L[] }> = [];
+  for (const b of [...band.boxes].sort((p, q) => p.x0 - q.x0)) {
+    const col = cuts.filter((c) => c < b.x0).length;
+    const end = cuts.filter((c) => c < b.x1).length;
+    const open = pieces[pieces.length - 1];
+    // Boxes between the same cuts are one cell: a detector may cut a cell's text at a wide space.
+    if (open && col <= open.col + open.colSpan - 1) {
+      open.colSpan = Math.max(open.colSpan, end - open.col + 1);
+      open.lines.push(b);
+    } else pieces.push({ col, colSpan: end - col + 1, lines: [b] });
   }
-  close();
   return pieces;
 }
 
-/**
- * Bands of letter-sized glyphs that share their height; dots, commas and dashes join the band they sit in.
- * Anything taller than a letter (a form's short vertical rule, a stamp) would bind several rows into one.
- */
-function rowBands(glyphs: readonly Box[], xh: number): Band[] {
-  const core = glyphs.filter((g) => boxHeight(g) >= 0.5 * xh && boxHeight(g) <= 2.5 * xh).sort((a, b) => a.y0 - b.y0);
-  const bands: Band[] = [];
-  for (const g of core) {
-    const h = boxHeight(g);
-    const home = bands.slice(-2).find((b) => Math.min(b.y1, g.y1) - Math.max(b.y0, g.y0) >= 0.5 * Math.min(h, b.y1 - b.y0));
+/** Bands of boxes that share half their height, top to bottom. */
+function rowBands<L extends Box>(lines: readonly L[]): Array<Band<L>> {
+  const bands: Array<Band<L>> = [];
+  for (const b of [...lines].sort((p, q) => p.y0 - q.y0)) {
+    const h = boxHeight(b);
+    const home = bands.slice(-2).find((band) => Math.min(band.y1, b.y1) - Math.max(band.y0, b.y0) >= 0.5 * Math.min(h, band.y1 - band.y0));
     if (home) {
-      home.y0 = Math.min(home.y0, g.y0);
-      home.y1 = Math.max(home.y1, g.y1);
-      home.glyphs.push(g);
+      home.y0 = Math.min(home.y0, b.y0);
+      home.y1 = Math.max(home.y1, b.y1);
+      home.boxes.push(b);
     } else {
-      bands.push({ y0: g.y0, y1: g.y1, glyphs: [g] });
+      bands.push({ y0: b.y0, y1: b.y1, boxes: [b] });
     }
   }
-  // A dashed rule between rows is a row of small marks that belongs to no band: it is dropped with them.
-  for (const g of glyphs) {
-    if (boxHeight(g) >= 0.5 * xh) continue;
-    const cy = (g.y0 + g.y1) / 2;
-    bands.find((b) => cy >= b.y0 - 0.2 * xh && cy <= b.y1 + 0.2 * xh)?.glyphs.push(g);
-  }
-  return bands.sort((a, b) => a.y0 - b.y0);
-}
-
-/** The page's glyph height is a median over every speck; the table's own letters set its word space. */
-function letterHeight(bands: Band[], xh: number): number {
-  const heights = bands.flatMap((b) => b.glyphs).map(boxHeight).filter((h) => h >= 0.5 * xh).sort((a, b) => a - b);
-  return Math.max(xh, heights[Math.floor(0.75 * (heights.length - 1))] ?? xh);
+  return bands;
 }
 
 /** Column boundaries: the middle of every strip left blank by nearly every row (word spaces filled). */
-function columnCuts(bands: Band[], letter: number): number[] {
-  const all = bands.flatMap((b) => b.glyphs);
-  const left = Math.min(...all.map((g) => g.x0));
-  const right = Math.max(...all.map((g) => g.x1));
+function columnCuts<L extends Box>(bands: Array<Band<L>>, text: number): number[] {
+  const all = bands.flatMap((b) => b.boxes);
+  const left = Math.floor(Math.min(...all.map((g) => g.x0)));
+  const right = Math.ceil(Math.max(...all.map((g) => g.x1)));
   const width = right - left;
-  const pad = Math.max(1, Math.round(0.3 * letter));
+  const pad = Math.max(1, Math.round(0.3 * text));
   const coverage = new Int32Array(width);
   const mark = new Uint8Array(width);
   for (const band of bands) {
     mark.fill(0);
-    for (const g of band.glyphs) mark.fill(1, Math.max(0, g.x0 - pad - left), Math.min(width, g.x1 + pad - left));
+    for (const g of band.boxes) mark.fill(1, Math.max(0, Math.floor(g.x0) - pad - left), Math.min(width, Math.ceil(g.x1) + pad - left));
     for (let x = 0; x < width; x++) coverage[x]! += mark[x]!;
   }
   // One row in a small table, 15% in a larger one, may cross a column gap: a title or group heading spanning columns.
@@ -146,10 +121,9 @@ function columnCuts(bands: Band[], letter: number): number[] {
     const open = x < width && coverage[x]! <= allowance;
     if (open && start < 0) start = x;
     else if (!open && start >= 0) {
-      // Strips at the table's edges are margin, not a boundary between columns; a strip narrower than half a
-      // letter once word spaces are filled is a wide word space that happens to recur (rows that all start
-      // "Number of samples ...").
-      if (start > 0 && x < width && x - start >= 0.5 * letter) cuts.push(left + (start + x) / 2);
+      // Strips at the table's edges are margin, not a boundary between columns; a strip narrower than half the
+      // text height once word spaces are filled is a wide word space that happens to recur.
+      if (start > 0 && x < width && x - start >= 0.5 * text) cuts.push(left + (start + x) / 2);
       start = -1;
     }
   }

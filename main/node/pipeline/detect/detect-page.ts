@@ -15,6 +15,12 @@ import { linesFromProbability } from './text-lines';
  * 99.2%), so larger maps only cost time.
  */
 export const DETECTOR_SIDE = 1280;
+/**
+ * A small image (a table or a line cut from a page) is enlarged until its shorter side is this many pixels, as
+ * far as DETECTOR_SIDE allows: PaddleOCR's other resize rule ("min", 736), since text a few pixels high is below
+ * what the detector finds.
+ */
+export const DETECTOR_SHORT_SIDE = 736;
 /** A line's own direction counts only when it is at least this many times longer than high. */
 const DIRECTIONAL = 2;
 /** The page's direction is the length-weighted vote of the classifier on its longest lines, at most this many. */
@@ -95,7 +101,7 @@ export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { re
   const info = nets.info().nets;
   const ms = { detector: 0, direction: 0, layout: 0 };
   const multiple = info['text_detector']!.multiple;
-  const scale = Math.min(1, DETECTOR_SIDE / Math.max(page.width, page.height));
+  const scale = Math.min(Math.max(1, DETECTOR_SHORT_SIDE / Math.min(page.width, page.height)), DETECTOR_SIDE / Math.max(page.width, page.height));
   const dw = Math.max(multiple, Math.round((page.width * scale) / multiple) * multiple);
   const dh = Math.max(multiple, Math.round((page.height * scale) / multiple) * multiple);
   let t = Date.now();
