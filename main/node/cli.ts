@@ -3,13 +3,14 @@
 // outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
 // reported on one line and the batch goes on; the exit status says whether every file succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import sharp from 'sharp';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
 import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultModelDir, loadAddon, maxThreads } from './native-addon';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
-import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type FigureSink, type PageAnalysisOptions } from './pipeline';
 import { MAX_PAGES } from './pipeline/page-source';
 import { ProgressBar } from './pipeline/progress-bar';
 import { RunRecorder } from './run-recorder';
@@ -39,7 +40,8 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with
   several it names a folder. Without -o the Markdown goes to standard output. --json and --hocr write
   <name>.json and <name>.hocr beside it: the JSON has every region, round and token; hOCR has every word with
-  its box (from where the model looked while writing it; needs fixation) and its confidence. An output never
+  its box (from where the model looked while writing it; needs fixation) and its confidence. Figures are
+  written beside a Markdown file as <name>-p<page>-figure<n>.png and linked from it. An output never
   replaces an input; it replaces another existing file only with --force.`;
 
 export function parseArgs(argv: string[]): CliArgs {
@@ -115,7 +117,14 @@ async function main(): Promise<number> {
   }
   for (const folder of plan.folders) mkdirSync(folder, { recursive: true });
   // Without --force nothing existing is replaced, even a file that appeared since the plan was checked.
-  const write = (path: string, text: string) => writeFileSync(path, text, { flag: args.force ? 'w' : 'wx' });
+  const write = (path: string, text: string | Buffer) => writeFileSync(path, text, { flag: args.force ? 'w' : 'wx' });
+  // A figure is written beside its Markdown as <stem>-p<page>-figure<n>.png, and the Markdown links it there.
+  const figures = (markdown: string | null): FigureSink | undefined => markdown ? async ({ page, index, image }) => {
+    const name = `${basename(markdown).replace(/\.md$/i, '')}-p${page + 1}-figure${index}.png`;
+    const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer();
+    write(join(dirname(markdown), name), png);
+    return name;
+  } : undefined;
   const addon = loadAddon();
   const loadStarted = Date.now();
   const model = await addon.loadModel(args.modelDir, args.threads === undefined ? {} : { threads: args.threads });
@@ -157,7 +166,7 @@ async function main(): Promise<number> {
       const result = await decodeDocument(doc, model, args.options, null, (events) => {
         if (args.json || args.hocr) recorder.record(events);
         for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
-      }, controller.signal, args.analysis);
+      }, controller.signal, args.analysis, figures(plan.files[i]!.markdown));
       bar.done();
       pages += doc.info.pages.length;
       for (const r of result.regions) {

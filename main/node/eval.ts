@@ -120,8 +120,9 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
   };
 }
 
+/** Boxes of the regions read as text, in order: figures are written as images and no truth orders them. */
 function readOrder(regions: LayoutRegion[]): Box[] {
-  return regions.filter((r) => r.order !== null).sort((a, b) => a.order! - b.order!).map((r) => r.box);
+  return regions.filter((r) => r.order !== null && r.kind !== 'figure').sort((a, b) => a.order! - b.order!).map((r) => r.box);
 }
 
 /** Without an engine only the layout can be measured. */

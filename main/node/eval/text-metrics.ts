@@ -64,11 +64,12 @@ export function normalisedEditDistance<T>(a: readonly T[], b: readonly T[]): num
 }
 
 /**
- * The words a reader sees in our Markdown: no heading or list marks, no HTML tags, no formula fences. A tag
- * is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
+ * The words a reader sees in our Markdown: no heading or list marks, no HTML tags, no formula fences, no
+ * images. A tag is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
  */
 export function markdownPlainText(md: string): string {
   return md
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .replace(/<\/(td|th)>/gi, ' ')
     .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?\/?>/g, ' ')
     .replace(/^\s*(#{1,6}|[-*]|\d+\.)\s+/gm, '')

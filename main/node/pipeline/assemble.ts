@@ -10,6 +10,8 @@ export interface RecognisedRegion {
   lines: string[];
   /** A table read by cells: the HTML around them. */
   table?: TableMarkup;
+  /** A figure: where its image was written, relative to the Markdown. */
+  image?: string;
 }
 
 const LIST_MARKER = /^(?:[•·▪‣◦●○■□➢►*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
@@ -58,7 +60,7 @@ function tableMarkdown(text: string): string {
 export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): string | null {
   switch (region.kind) {
     case 'figure':
-      return null;
+      return region.image ? `![Figure](${encodeURI(region.image)})` : null;
     case 'table':
       return region.table ? renderTable(region.table, region.lines) : tableMarkdown(region.lines.join(''));
     case 'formula': {

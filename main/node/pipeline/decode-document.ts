@@ -4,6 +4,7 @@
 // formulas read whole), events streamed as they come, Markdown assembled at the end.
 import type { DecodeOptions, DecodeResult, RegionInput } from '../../../common/engine-types';
 import type { SessionEvent } from '../../../common/protocol';
+import type { GrayImage } from './gray-image';
 import type { NativeModel } from '../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from './assemble';
 import { EventRelay, type FinishedRegion } from './event-relay';
@@ -17,6 +18,12 @@ export interface DocumentHandle {
   source: PageSource;
 }
 
+/**
+ * Keeps a figure's pixels (the CLI writes them beside the Markdown) and says where, relative to the Markdown;
+ * null: the figure is not written and the Markdown has no image for it.
+ */
+export type FigureSink = (figure: { page: number; index: number; image: GrayImage }) => Promise<string | null>;
+
 export async function decodePages(
   doc: DocumentHandle,
   model: NativeModel,
@@ -25,6 +32,7 @@ export async function decodePages(
   emit: (events: SessionEvent[]) => void,
   signal: AbortSignal,
   analysis: PageAnalysisOptions = DEFAULT_PAGE_ANALYSIS,
+  figures: FigureSink | null = null,
 ): Promise<DecodeResult & { markdown: string }> {
   const docId = doc.info.docId;
   const wanted = pages ?? doc.info.pages.map((p) => p.index);
@@ -101,8 +109,15 @@ export async function decodePages(
     await decodeViews(whole, whole.map((c) => c.views[0]!));
     if (signal.aborted) cancelled = true;
     const pageRegions: RecognisedRegion[] = [];
+    let figureCount = 0;
     for (const region of analysed.regions) {
       const block = analysed.blocks[analysed.regions.indexOf(region)]!;
+      const pixels = analysed.figures.get(region.id);
+      if (pixels) {
+        const image = figures ? await figures({ page: analysed.page, index: ++figureCount, image: pixels }) : null;
+        if (image) pageRegions.push({ kind: 'figure', lines: [], image });
+        continue;
+      }
       const done = finished.get(region.id);
       if (!done) continue;
       const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);

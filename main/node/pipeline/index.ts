@@ -4,13 +4,14 @@ import { randomUUID } from 'node:crypto';
 import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
 import type { DocumentInfo, SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
-import { decodePages } from './decode-document';
+import { decodePages, type FigureSink } from './decode-document';
 import type { PageAnalysisOptions } from './page-analysis';
 import { openPageSource, type PageSource } from './page-source';
 
 export { listSamples, readSample } from './samples';
 export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './page-analysis';
 export { firstLineViews } from './line-views';
+export type { FigureSink } from './decode-document';
 
 export interface OpenedDocument {
   info: DocumentInfo;
@@ -47,8 +48,9 @@ export async function decodeDocument(
   emit: (events: SessionEvent[]) => void,
   signal: AbortSignal,
   analysis?: PageAnalysisOptions,
+  figures?: FigureSink,
 ): Promise<DecodeResult & { markdown: string }> {
   const source = sources.get(doc);
   if (!source) throw new Error('the document was not opened by openDocument');
-  return decodePages({ info: doc.info, source }, model, options, pages, emit, signal, analysis);
+  return decodePages({ info: doc.info, source }, model, options, pages, emit, signal, analysis, figures);
 }

@@ -6,7 +6,7 @@ import type { Box, LayoutRegion } from '../../../common/protocol';
 import type { NativePageAnalysis } from '../native-addon';
 import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from './assemble/page-layout';
 import { detectPage, type PageDetection } from './detect/detect-page';
-import type { PageFrame } from './detect/page-frame';
+import { sampleRotated, type PageFrame } from './detect/page-frame';
 import { normalAngle } from './detect/rotated-box';
 import type { GrayImage } from './gray-image';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
@@ -51,6 +51,8 @@ export interface AnalysedPage {
   crops: PageCrop[];
   /** Tables read by cells, by region id: the HTML around their cells' text. */
   tables: Map<string, TableMarkup>;
+  /** Figures, by region id: their pixels, upright, for the Markdown's images. */
+  figures: Map<string, GrayImage>;
   /** The page turned upright (radians) and what each network cost. */
   angle: number;
   ms: PageDetection['ms'];
@@ -73,6 +75,12 @@ function frameLines(detection: PageDetection): FrameLine[] {
   return detection.lines.map((l) => ({ ...detection.frame.boxToFrame(l.box), own: { box: l.box, angle: l.angle } }));
 }
 
+/** A frame box's pixels from the source page, upright. */
+function frameCrop(page: GrayImage, frame: PageFrame, box: Box): GrayImage {
+  const [cx, cy] = frame.toSource([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]);
+  return sampleRotated(page, { cx, cy, width: box.x1 - box.x0, height: box.y1 - box.y0, angle: normalAngle(frame.angle) }, frame.angle);
+}
+
 /** A line's crop: its own rectangle where the detector gave it one, else its bounds in the frame read level. */
 function lineCrop(page: GrayImage, frame: PageFrame, line: FrameLine): LineCrop {
   if (line.own) return cropLine(page, line.own.box, line.own.angle);
@@ -89,9 +97,11 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
   const regions: LayoutRegion[] = [];
   const crops: PageCrop[] = [];
   const tables = new Map<string, TableMarkup>();
+  const figures = new Map<string, GrayImage>();
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
+    if (block.kind === 'figure') figures.set(id, frameCrop(raster, frame, block.box));
     if (block.order === null) return;
     const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
     if (byCells) tables.set(id, tableMarkup(block.grid!));
@@ -113,7 +123,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
     });
   });
-  return { page, regions, blocks, crops, tables, angle: frame.angle, ms: detection.ms };
+  return { page, regions, blocks, crops, tables, figures, angle: frame.angle, ms: detection.ms };
 }
 
 /**

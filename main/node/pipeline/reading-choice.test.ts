@@ -22,10 +22,9 @@ function reading(regionId: string, text: string, probs: number[], forwards: numb
 }
 
 const crops = [
-  { id: 'r/0', kind: 'text' as const, flat: false, views: [{ id: 'r/0#0' }, { id: 'r/0#1' }] },
-  { id: 'l/0', kind: 'text' as const, flat: false, views: [{ id: 'l/0#0' }] },
-  { id: 'd/0', kind: 'text' as const, flat: true, views: [{ id: 'd/0#0' }] },
-  { id: 't/0', kind: 'table' as const, flat: false, views: [{ id: 't/0#0' }] },
+  { id: 'r/0', kind: 'text' as const, views: [{ id: 'r/0#0' }, { id: 'r/0#1' }] },
+  { id: 'l/0', kind: 'text' as const, views: [{ id: 'l/0#0' }] },
+  { id: 't/0', kind: 'table' as const, views: [{ id: 't/0#0' }] },
 ];
 
 test('the first view streams live; the reading with the higher joint probability replaces it once every view has ended', () => {
@@ -96,24 +95,6 @@ test('a line read with too little confidence keeps its place and reads as nothin
   assert.equal(dropped.length, 1);
 });
 
-test('a flat line keeps a sure reading of dashes and drops a sure reading with letters or digits', () => {
-  const out: EngineEvent[] = [];
-  const dropped: DroppedReading[] = [];
-  const chooser = new ReadingChooser(crops, (e) => out.push(...e), (d) => dropped.push(d));
-  chooser.push(reading('d/0#0', '--', [0.99, 0.98], 2));
-  assert.equal(chooser.chosen.get('d/0'), 'd/0#0');
-  assert.equal(dropped.length, 0);
-  const again = new ReadingChooser(crops, (e) => out.push(...e), (d) => dropped.push(d));
-  again.push(reading('d/0#0', 'x¹', [0.99, 0.98], 2));
-  assert.equal(again.chosen.has('d/0'), false);
-  assert.deepEqual(dropped.map((d) => [d.cropId, d.text]), [['d/0', 'x¹']]);
-  const end = out.at(-1)!;
-  assert.ok(end.type === 'region_end' && end.text === '');
-  // The same sure reading of a line of letter height is kept.
-  again.push(reading('l/0#0', 'x¹', [0.99, 0.98], 2));
-  assert.equal(again.chosen.get('l/0'), 'l/0#0');
-});
-
 test('a table read whole streams live and events of unknown ids are dropped', () => {
   const out: EngineEvent[] = [];
   const chooser = new ReadingChooser(crops, (e) => out.push(...e), () => {});
@@ -125,8 +106,8 @@ test('a table read whole streams live and events of unknown ids are dropped', ()
 test('a sure first reading is kept at once; an unsure one waits for the other views, which awaiting() lists', () => {
   const out: EngineEvent[] = [];
   const two = [
-    { id: 'a/0', kind: 'text' as const, flat: false, views: [{ id: 'a/0#0' }, { id: 'a/0#1' }] },
-    { id: 'b/0', kind: 'text' as const, flat: false, views: [{ id: 'b/0#0' }, { id: 'b/0#1' }] },
+    { id: 'a/0', kind: 'text' as const, views: [{ id: 'a/0#0' }, { id: 'a/0#1' }] },
+    { id: 'b/0', kind: 'text' as const, views: [{ id: 'b/0#0' }, { id: 'b/0#1' }] },
   ];
   const chooser = new ReadingChooser(two, (e) => out.push(...e), () => {});
   assert.deepEqual(chooser.awaiting(), []);
