@@ -1,5 +1,6 @@
 // The whole product in Chromium against the real engine and the shipped model, through the browser
-// transport: a sample scan decodes with tokens streaming into the editor, the timeline shows rounds,
+// transport: a sample scan decodes with tokens streaming into the editor, its detected regions and lines
+// drawn on the page, the timeline shows rounds,
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
 // editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts. With
 // SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot. Skipped, with the reason, where the
@@ -53,6 +54,10 @@ test('a sample scan decodes live: tokens stream in and the timeline shows rounds
   await page.getByTestId('try-sample').click();
   await page.getByTestId('workspace').waitFor();
   await page.locator('.monaco-editor .tok').first().waitFor({ timeout: 120_000 });
+  // The page shows what the detectors found: its regions, and inside them the text lines being read.
+  const boxes = page.getByTestId('region-boxes');
+  assert.ok(await boxes.locator('.region-box').count() > 0, 'no layout regions drawn');
+  assert.ok(await boxes.locator('.text-line').count() >= 10, 'the sample page\'s detected lines are not drawn');
   // Counted by the run, not by the editor's rendered lines: Monaco draws only what is in view. Every token the
   // engine committed: the text itself can shrink, as lines read unsurely are taken back.
   const committed = async () => Number(await page.getByTestId('progress').getAttribute('data-committed'));

@@ -7,7 +7,7 @@ test('lines of a paragraph join with spaces, and end-of-line hyphens are undone'
   assert.equal(joinLines(['state-of-the-', 'Art']), 'state-of-the- Art');
 });
 
-test('regions become Markdown in reading order: heading, paragraph, list, table, formula', () => {
+test('regions become Markdown in reading order: header, heading, paragraph, list, table, formula, figure, footer', () => {
   const md = assembleMarkdown([
     [
       { kind: 'header', lines: ['Journal of Tests, vol. 3'] },
@@ -16,17 +16,21 @@ test('regions become Markdown in reading order: heading, paragraph, list, table,
       { kind: 'text', lines: ['1. First item', 'continued', '2. Second item'] },
       { kind: 'table', lines: ['<table><tr><td>a</td></tr></table>'] },
       { kind: 'formula', lines: ['E = mc^2'] },
+      { kind: 'figure', lines: [], image: 'scan p1 figure1.png' },
       { kind: 'figure', lines: [] },
       { kind: 'footer', lines: ['Page 3'] },
     ],
     [{ kind: 'title', lines: ['Methods'] }, { kind: 'text', lines: ['• bullet one', '• bullet two'] }],
   ]);
   assert.equal(md, [
+    'Journal of Tests, vol. 3',
     '# Results',
     'We measured everything.',
     '1. First item continued\n2. Second item',
     '<table><tr><td>a</td></tr></table>',
     '$$\nE = mc^2\n$$',
+    '![Figure](scan%20p1%20figure1.png)',
+    'Page 3',
     '## Methods',
     '- bullet one\n- bullet two',
   ].join('\n\n') + '\n');

@@ -31,7 +31,11 @@ async function grey(input: Buffer | string, transform?: (s: sharp.Sharp) => shar
 
 const fixtures = readdirSync(FIXTURES).filter((f) => /^page-\d+\.json$/.test(f)).sort();
 const toBox = (b: [number, number, number, number]): Box => ({ x0: b[0], y0: b[1], x1: b[2], y1: b[3] });
-const degrees = (a: number) => Math.round((((a * 180) / Math.PI) % 360 + 540) % 360 - 180);
+/** An angle in whole degrees, in (-180, 180]. */
+const degrees = (a: number) => {
+  const d = ((Math.round((a * 180) / Math.PI) % 360) + 360) % 360;
+  return d > 180 ? d - 360 : d;
+};
 
 let model: NativeModel | null = null;
 async function reader(): Promise<NativeModel> {
@@ -100,7 +104,7 @@ test('a blank page gives no lines and nothing to read', async () => {
   assert.equal(page.regions.filter((r) => r.kind !== 'figure').length, 0);
 });
 
-test('a photograph with no text in it is a figure, and nothing is read from it', async () => {
+test('a photograph with no text in it is a figure written as an image, and nothing is read from it', async () => {
   // Smooth shapes and a gradient, as a photo's tones: nothing the detector should take for a line.
   const w = 1200;
   const h = 900;
@@ -113,4 +117,6 @@ test('a photograph with no text in it is a figure, and nothing is read from it',
   }
   const page = await analysePage(0, { width: w, height: h, data }, await pageNets());
   assert.equal(page.crops.length, 0, JSON.stringify(page.crops.map((c) => c.box)));
+  assert.deepEqual(page.regions.map((r) => r.kind), ['figure']);
+  assert.equal(page.figures.size, 1);
 });

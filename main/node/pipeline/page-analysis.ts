@@ -101,8 +101,9 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
+    // A figure is written as an image, never read: the text in it, if any, is in the blocks after it.
     if (block.kind === 'figure') figures.set(id, frameCrop(raster, frame, block.box));
-    if (block.order === null) return;
+    if (block.order === null || block.kind === 'figure') return;
     const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
     if (byCells) tables.set(id, tableMarkup(block.grid!));
     const kind = byCells ? 'text' : engineKind(block.kind);

@@ -1,6 +1,7 @@
 // The layout regions of the page as boxes coloured by kind: pending ones dashed, the one being decoded bold and
-// labelled, finished ones solid. Clicking a box jumps to its text in the editor. Lines whose readings were too
-// unsure to keep are marked on top, with what the model guessed, for the user to check and type.
+// labelled, finished ones solid, and the text lines the detector found inside them as thin outlines. Clicking
+// a box jumps to its text in the editor. Lines whose readings were too unsure to keep are marked on top, with
+// what the model guessed, for the user to check and type.
 import { useSessionState, useSession } from '../app/session-context';
 import { editorHandle } from '../editor/editor-handle';
 import { REGION_COLORS } from './region-colors';
@@ -17,9 +18,13 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
   const page = useSessionState((s) => s.page);
   if (!run || !signature) return null;
   const regions = run.pageRegions(page);
+  const lines = run.lines.get(page) ?? [];
 
   return (
     <svg className="region-boxes" width={width * scale} height={height * scale} viewBox={`0 0 ${width} ${height}`} data-testid="region-boxes">
+      {lines.map((l, i) => (
+        <rect key={`line/${i}`} className="text-line" x={l.x0} y={l.y0} width={l.x1 - l.x0} height={l.y1 - l.y0} strokeWidth={1 / scale} />
+      ))}
       {regions.map((r) => {
         const color = REGION_COLORS[r.kind];
         const w = r.box.x1 - r.box.x0;

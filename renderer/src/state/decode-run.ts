@@ -57,6 +57,8 @@ export interface TokenRef {
 export class DecodeRun {
   readonly regions = new Map<string, RegionRecord>();
   readonly pages = new Map<number, string[]>();
+  /** Per page, the text lines the detector found (the crops the reader read), in page pixels. */
+  readonly lines = new Map<number, Box[]>();
   readonly timeline: TimelineRound[] = [];
   readonly editorOps: EditorOp[] = [];
   progress: ProgressEvent | null = null;
@@ -147,6 +149,7 @@ export class DecodeRun {
           });
         }
         this.pages.set(e.page, e.regions.map((r) => r.id));
+        this.lines.set(e.page, e.lines.map((l) => l.box));
         return;
       }
       case 'progress':

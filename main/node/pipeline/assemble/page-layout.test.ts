@@ -33,9 +33,9 @@ test('two columns between a full-width title and a full-width closing paragraph 
   assert.deepEqual(blocks.map((x) => x.order), [0, 1, 2, 3, 4, 5]);
 });
 
-test('lines of one row are one paragraph in reading order, a label beside its value', () => {
+test('lines of one row cut at a wide space are one paragraph, in reading order', () => {
   const label = { x0: 100, y0: 100, x1: 200, y1: 120 };
-  const value = { x0: 230, y0: 101, x1: 400, y1: 121 };
+  const value = { x0: 215, y0: 101, x1: 400, y1: 121 };
   const next = { x0: 100, y0: 128, x1: 300, y1: 148 };
   const { blocks } = assemblePage([next, value, label], []);
   assert.equal(blocks.length, 1);

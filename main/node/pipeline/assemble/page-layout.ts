@@ -42,6 +42,8 @@ const KIND: Record<LayoutLabel, BlockKind> = {
 };
 /** A line belongs to a region holding at least this share of its area. */
 const INSIDE = 0.6;
+/** A line of prose, thirty or more characters, is at least this many times as long as it is high. */
+const PROSE_LINE = 12;
 
 const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
 const horizontalOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
@@ -61,6 +63,19 @@ function distinctRegions(regions: readonly LayoutRegionGuess[]): LayoutRegionGue
   return kept;
 }
 
+/**
+ * Whether a table region's grid looks like a table's: fewer than half of its cells as wide as a line of prose
+ * (PROSE_LINE text heights). Prose set in columns (a newspaper page, which a layout detector can take for one
+ * big table) makes a grid of long cells, one per column and line.
+ */
+function tableLike(grid: TableGrid<FrameLine>): boolean {
+  const long = grid.cells.filter((c) => {
+    const box = c.lines.reduce<Box>(unionBox, c.lines[0]!);
+    return boxWidth(box) >= PROSE_LINE * median(c.lines.map(boxHeight));
+  }).length;
+  return 2 * long < grid.cells.length;
+}
+
 /** Rows top to bottom, each left to right: a row is lines sharing half their height. */
 export function inRows(lines: readonly FrameLine[]): FrameLine[] {
   const rows: FrameLine[][] = [];
@@ -76,7 +91,8 @@ export function inRows(lines: readonly FrameLine[]): FrameLine[] {
 /**
  * Paragraphs of the lines no region claimed: a line joins the one above it when the gap between them is under
  * the smaller line's height, they overlap sideways by a third of the narrower, and neither is half again as
- * tall; lines of one row within twice their height of each other join too (a form's label and its value).
+ * tall; lines of one row closer than their height join too (the detector cuts a line at a wide space). A
+ * column gutter is wider than that, even a newspaper's.
  */
 function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
   const parent = lines.map((_, i) => i);
@@ -91,7 +107,7 @@ function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
       if (Math.max(ha, hb) > 1.5 * small) continue;
       const stacked = verticalOverlap(a, b) < 0 && -verticalOverlap(a, b) < small
         && horizontalOverlap(a, b) >= Math.min(boxWidth(a), boxWidth(b)) / 3;
-      const beside = sameRow(a, b) && -horizontalOverlap(a, b) < 2 * small;
+      const beside = sameRow(a, b) && -horizontalOverlap(a, b) < small;
       if (stacked || beside) parent[find(j)] = find(i);
     }
   }
@@ -125,10 +141,18 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
     const kind = KIND[region.label];
     // A text region the detector found with no line in it is nothing to read; a figure is kept all the same.
     if (own.length === 0 && kind !== 'figure' && kind !== 'formula') continue;
-    const box = own.reduce<Box>(unionBox, region.box);
-    if (kind === 'table') blocks.push({ kind, box, lines: [], order: null, grid: tableGrid(own) });
+    const grid = kind === 'table' ? tableGrid(own) : null;
+    // Prose the detector took for a table (a newspaper's columns) is read as prose.
+    if (grid && !tableLike(grid)) {
+      blocks.push(...paragraphs(own).map(textBlock));
+      continue;
+    }
+    // A region's box is the detector's guess; where it holds lines, theirs is exact (and keeps a narrow gutter
+    // between columns open for the reading order).
+    const box = own.length ? own.reduce<Box>(unionBox, own[0]!) : region.box;
+    if (grid) blocks.push({ kind, box, lines: [], order: null, grid });
     else if (kind === 'figure') {
-      const figure: LayoutBlock = { kind, box, lines: [], order: null };
+      const figure: LayoutBlock = { kind, box: region.box, lines: [], order: null };
       blocks.push(figure);
       inside.set(figure, ordered(paragraphs(own).map(textBlock), lineHeight));
     } else blocks.push({ kind, box, lines: kind === 'formula' ? [] : inRows(own), order: null });

@@ -52,7 +52,10 @@ function cut(items: number[], boxes: Box[], minGutter: number): number[] {
   return [...items].sort((a, b) => boxes[a]!.y0 - boxes[b]!.y0 || boxes[a]!.x0 - boxes[b]!.x0);
 }
 
-/** Indices of `boxes` in reading order. `charHeight` scales the narrowest gutter that separates columns. */
-export function readingOrder(boxes: Box[], charHeight: number): number[] {
-  return cut(boxes.map((_, i) => i), boxes, Math.max(4, 1.5 * charHeight));
+/**
+ * Indices of `boxes` in reading order. A column gutter is at least `lineHeight` wide (a text line's height: a
+ * word space is a fraction of it, the gutters of print a line height or more).
+ */
+export function readingOrder(boxes: Box[], lineHeight: number): number[] {
+  return cut(boxes.map((_, i) => i), boxes, Math.max(4, lineHeight));
 }
