@@ -14,7 +14,7 @@ import { writePageReport } from './eval/page-report';
 import { readingOrderEdit } from './eval/reading-order-metric';
 import { linesAsTable, runTesseract, tesseractAvailable } from './eval/tesseract';
 import { teds } from './eval/teds';
-import { markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
+import { joinHyphenated, markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } from './eval/word-box-metric';
 import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
@@ -170,16 +170,19 @@ const round4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) 
 
 interface SourceTally {
   words: WordScore[];
+  /** The same with words broken across line ends made whole, in the truth and the output alike. */
+  joined: WordScore[];
   boxes: { hits: number; fits: number; total: number };
   split: ConfidenceSplit;
 }
 
-const newTally = (): SourceTally => ({ words: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 } });
+const newTally = (): SourceTally => ({ words: [], joined: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 } });
 
 /** Word F1 of a page, and where the truth places its words, the boxes and the confidence split. */
 function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput, plain: string, tally: SourceTally): WordScore {
   const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
   tally.words.push(ws);
+  tally.joined.push(wordScore(joinHyphenated(plain), joinHyphenated(item.truth), item.dataset === 'sroie'));
   if (!out.words) return ws;
   if (item.truthWords && item.truthSize) {
     const sx = item.truthSize.width / out.frame.width;
@@ -201,6 +204,7 @@ function sourceScores(name: string, source: WordSource, t: SourceTally, recognis
   const { boxes, split } = t;
   return {
     [key('word_f1')]: round4(poolScores(t.words).f1),
+    [key('word_f1_hyphens_joined')]: round4(poolScores(t.joined).f1),
     ...(boxes.total ? {
       [key('word_box_hit')]: round4(boxes.hits / boxes.total),
       [key('word_box_fit')]: round4(boxes.fits / boxes.total),

@@ -4,7 +4,7 @@ import { latexExactMatch } from './latex-match';
 import { readingOrderEdit } from './reading-order-metric';
 import { parseTsv, linesAsTable } from './tesseract';
 import { teds } from './teds';
-import { markdownPlainText, poolScores, wordScore } from './text-metrics';
+import { joinHyphenated, markdownPlainText, poolScores, wordScore } from './text-metrics';
 
 test('word F1 ignores order and counts repeated words once each', () => {
   const s = wordScore('world hello hello extra', 'hello world hello');
@@ -16,8 +16,12 @@ test('word F1 ignores order and counts repeated words once each', () => {
   assert.equal(poolScores([wordScore('a b', 'a b'), wordScore('', 'c d')]).recall, 0.5);
 });
 
+test('a word broken across a line end is one word once joined, in any alphabet', () => {
+  assert.equal(joinHyphenated('be-\ngonnen and Schlä-\ngen, but well-\nKnown stays'), 'begonnen and Schlägen, but well-\nKnown stays');
+});
+
 test('Markdown marks do not count as words', () => {
-  assert.deepEqual(markdownPlainText('# Title\n\n- item\n\n<table><tr><td>a</td><td>b</td></tr></table>\n\n$$\nx\n$$').split(/\s+/).filter(Boolean), ['Title', 'item', 'a', 'b', 'x']);
+  assert.deepEqual(markdownPlainText('# Title\n\n- item\n\n<table><tr><td>a</td><td>b</td></tr></table>\n\n$$\nx\n$$\n\n![Figure](p1-figure1.png)').split(/\s+/).filter(Boolean), ['Title', 'item', 'a', 'b', 'x']);
   // A '<' in text is no tag: the words up to the next real tag stay.
   const text = markdownPlainText('a <70% return, <US$25 too <br/> <td colspan="2">b</td>');
   assert.deepEqual(text.split(/\s+/).filter(Boolean), ['a', '<70%', 'return,', '<US$25', 'too', 'b']);

@@ -33,6 +33,15 @@ export function wordScore(predicted: string, expected: string, caseInsensitive =
   return scoreFrom(matched, pred.length, exp.length);
 }
 
+/**
+ * The text with every word broken across a line end ("be-" then "gonnen" on the next line) made whole, as the
+ * Markdown writes it (assemble.ts joinLines): a line-by-line ground truth and a line-by-line reader otherwise
+ * count one word as two, and the writer's whole word as invented.
+ */
+export function joinHyphenated(text: string): string {
+  return text.replace(/(\p{L})-[ \t]*\r?\n[ \t]*(?=\p{Ll})/gu, '$1');
+}
+
 export function scoreFrom(matched: number, predicted: number, expected: number): WordScore {
   const precision = predicted ? matched / predicted : 0;
   const recall = expected ? matched / expected : 0;

@@ -24,7 +24,7 @@ export function joinLines(lines: string[]): string {
     const line = raw.trim();
     if (!line) continue;
     if (!out) out = line;
-    else if (/[A-Za-z]-$/.test(out) && /^[a-z]/.test(line)) out = out.slice(0, -1) + line;
+    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(line)) out = out.slice(0, -1) + line;
     else out += ' ' + line;
   }
   return out;
