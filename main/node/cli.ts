@@ -11,8 +11,8 @@ import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultModelDir, loadAddon, maxThreads } from './native-addon';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type FigureSink, type PageAnalysisOptions } from './pipeline';
-import { MAX_PAGES } from './pipeline/page-source';
-import { ProgressBar } from './pipeline/progress-bar';
+import { MAX_PAGES } from './pipeline/source/page-source';
+import { ProgressBar } from './progress-bar';
 import { RunRecorder } from './run-recorder';
 
 interface CliArgs {

@@ -20,8 +20,8 @@ import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
 import { pageNets } from './pipeline/detect/page-nets';
-import { analysePage } from './pipeline/page-analysis';
-import { openPageSource } from './pipeline/page-source';
+import { analysePage } from './pipeline/read/page-analysis';
+import { openPageSource } from './pipeline/source/page-source';
 import { RunRecorder } from './run-recorder';
 
 const DEFAULT_DATA = '/work/shared/data/real-dev';
@@ -193,7 +193,9 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
     tally.boxes.fits += h.fits;
     tally.boxes.total += h.total;
   }
-  const c = confidenceSplit(out.words, new Set(item.truthWords?.map((w) => w.text) ?? item.truth.split(/\s+/)));
+  // A word is on the page as printed, or made whole across a line end (as the Markdown writes it).
+  const truthText = item.truthWords ? item.truthWords.map((w) => w.text).join(' ') : item.truth;
+  const c = confidenceSplit(out.words, new Set([...truthText.split(/\s+/), ...joinHyphenated(item.truth).split(/\s+/)]));
   for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) tally.split[k] += c[k];
   return ws;
 }

@@ -3,8 +3,8 @@
 // box on the page and the model's confidence in it (word-boxes.ts). Page coordinates are the pixels of the
 // page as it was read (PDF pages at their render resolution).
 import type { Box, DocumentInfo, LayoutRegion } from '../../common/protocol';
-import { escapeHtml } from './pipeline/table-markup';
-import type { LineBox } from './pipeline/word-boxes';
+import { escapeHtml } from './pipeline/write/table-markup';
+import type { LineBox } from './pipeline/write/word-boxes';
 
 export interface HocrRegion {
   region: LayoutRegion;

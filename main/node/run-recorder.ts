@@ -5,7 +5,7 @@
 import type { EngineEvent, RegionStats, TokenEvent } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
 import { renderHocr, type HocrRegion } from './hocr';
-import { regionWords } from './pipeline/word-boxes';
+import { regionWords } from './pipeline/write/word-boxes';
 
 interface RecordedRegion extends LayoutRegion {
   grid: { rows: number; cols: number } | null;

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Box, LayoutRegion } from '../../../common/protocol';
-import { escapeHtml } from '../pipeline/table-markup';
+import { escapeHtml } from '../pipeline/write/table-markup';
 import { words } from './text-metrics';
 import type { PlacedWord } from './word-box-metric';
 

@@ -6,7 +6,7 @@
 // a page and make "nearest" a guess.
 import { CHECK_BELOW } from '../../../common/confidence';
 import type { Box } from '../../../common/protocol';
-import { unescapeHtml } from '../pipeline/table-markup';
+import { unescapeHtml } from '../pipeline/write/table-markup';
 
 export interface PlacedWord {
   text: string;

@@ -1,17 +1,19 @@
 // The page pipeline's public surface: open a user's file, decode its pages to Markdown with the engine, and
-// the bundled samples.
+// the bundled samples. Its stages are its folders: source/ (files to page rasters), detect/ (the pretrained
+// networks: lines, their direction, regions and their kinds), assemble/ (paragraphs, tables, reading order),
+// read/ (line crops to the engine, one reading kept per line), write/ (Markdown, tables, word boxes).
 import { randomUUID } from 'node:crypto';
 import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
 import type { DocumentInfo, SessionEvent } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
-import { decodePages, type FigureSink } from './decode-document';
-import type { PageAnalysisOptions } from './page-analysis';
-import { openPageSource, type PageSource } from './page-source';
+import { decodePages, type FigureSink } from './read/decode-document';
+import type { PageAnalysisOptions } from './read/page-analysis';
+import { openPageSource, type PageSource } from './source/page-source';
 
-export { listSamples, readSample } from './samples';
-export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './page-analysis';
-export { firstLineViews } from './line-views';
-export type { FigureSink } from './decode-document';
+export { listSamples, readSample } from './source/samples';
+export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './read/page-analysis';
+export { firstLineViews } from './read/line-views';
+export type { FigureSink } from './read/decode-document';
 
 export interface OpenedDocument {
   info: DocumentInfo;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Box } from '../../../../common/protocol';
-import { renderTable, tableMarkup } from '../table-markup';
+import { renderTable, tableMarkup } from '../write/table-markup';
 import { tableGrid } from './table-grid';
 
 const H = 10;

@@ -158,15 +158,16 @@ export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { re
   const voters = asked.filter((b) => !ownAngle(b));
   const total = voters.reduce((a, b) => a + b.box.width, 0);
   const reversedVote = total > 0 ? voters.reduce((a, b) => a + vote.get(b)! * b.box.width, 0) / total : 0;
-  let turned = reversedVote > 0.5;
+  // The classifier errs on blurred or unusual print: a page it is not sure of (a mean vote under FLIP_SURE)
+  // is turned half a turn only when the layout detector also sees more text that way round, and not at all
+  // where regions are not looked for.
+  let turned = reversedVote >= (wanted ? 0.5 : FLIP_SURE);
   let frame = new PageFrame(page, turned ? direction + Math.PI : direction);
 
   let regions: LayoutRegionGuess[] = [];
   if (wanted) {
     t = Date.now();
     regions = await regionsOf(page, frame, nets);
-    // The classifier errs on blurred or unusual print: a page it is not sure of (a mean vote under FLIP_SURE)
-    // is turned half a turn only when the layout detector also sees more text that way round.
     if (turned && reversedVote < FLIP_SURE) {
       const other = new PageFrame(page, direction);
       const theirs = await regionsOf(page, other, nets);

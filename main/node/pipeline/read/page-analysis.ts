@@ -1,17 +1,17 @@
 // One page from raster to engine inputs: detect (detect/), assemble (assemble/), and cut the crops the reader
 // reads best: text as single lines along their own direction, table cells as lines, formulas whole. Region
 // and crop boxes go back to source page coordinates for the UI.
-import type { RegionInput, RegionKind } from '../../../common/engine-types';
-import type { Box, LayoutRegion } from '../../../common/protocol';
-import type { NativePageAnalysis } from '../native-addon';
-import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from './assemble/page-layout';
-import { detectPage, type PageDetection } from './detect/detect-page';
-import { sampleRotated, type PageFrame } from './detect/page-frame';
-import { normalAngle } from './detect/rotated-box';
-import type { GrayImage } from './gray-image';
+import type { RegionInput, RegionKind } from '../../../../common/engine-types';
+import type { Box, LayoutRegion } from '../../../../common/protocol';
+import type { NativePageAnalysis } from '../../native-addon';
+import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from '../assemble/page-layout';
+import { detectPage, type PageDetection } from '../detect/detect-page';
+import { sampleRotated, type PageFrame } from '../detect/page-frame';
+import { normalAngle } from '../detect/rotated-box';
+import type { GrayImage } from '../gray-image';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
-import { tableMarkup, type TableMarkup } from './table-markup';
+import { tableMarkup, type TableMarkup } from '../write/table-markup';
 
 export interface PageAnalysisOptions {
   /**

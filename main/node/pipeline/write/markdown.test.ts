@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assembleMarkdown, joinLines } from './assemble';
+import { assembleMarkdown, joinLines } from './markdown';
 
 test('lines of a paragraph join with spaces, and end-of-line hyphens are undone', () => {
   assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ']), 'The recogniser reads single lines.');

@@ -1,7 +1,7 @@
 // The HTML around a table's cells, split so that it can stream: the markup before each cell's text (its
 // `lead`) and after the last (`tail`). The engine reads cells as text lines; joining leads, escaped cell
 // texts and the tail gives the table, whether whole (Markdown assembly) or token by token (the editor).
-import type { TableGrid } from './assemble/table-grid';
+import type { TableGrid } from '../assemble/table-grid';
 
 export interface TableMarkup {
   /**

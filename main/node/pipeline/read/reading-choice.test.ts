@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineEvent, RegionStats, TokenEvent } from '../../../common/engine-types';
+import type { EngineEvent, RegionStats, TokenEvent } from '../../../../common/engine-types';
 import { type DroppedReading, MIN_MEAN_LOG_PROB, ReadingChooser, readingLogProb } from './reading-choice';
 
 function stats(forwards: number, tokens: number): RegionStats {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FixationFrame, TokenEvent } from '../../../common/engine-types';
+import type { FixationFrame, TokenEvent } from '../../../../common/engine-types';
 import { regionWords } from './word-boxes';
 
 function token(text: string, arProb: number, peak: number | null, frame?: FixationFrame): TokenEvent {

@@ -1,7 +1,7 @@
 // Markdown from recognised regions in reading order: headings, paragraphs, lists, HTML tables, $$ formulas.
 // A page's headers come first and its footers last (assemble/page-layout.ts orders them so), as paragraphs:
 // running heads, page numbers and Bates stamps are text a reader may search for.
-import type { BlockKind } from './assemble/page-layout';
+import type { BlockKind } from '../assemble/page-layout';
 import { renderTable, type TableMarkup } from './table-markup';
 
 export interface RecognisedRegion {

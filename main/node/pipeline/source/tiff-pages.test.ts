@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { manyPageTiff } from '../../../test/support/bad-inputs';
+import { manyPageTiff } from '../../../../test/support/bad-inputs';
 import { openPageSource } from './page-source';
 import { readTiffPages } from './tiff-pages';
 
 const white = () => sharp({ create: { width: 120, height: 60, channels: 3, background: '#ffffff' } });
 
 test('the directory chain gives every page and its size, in classic TIFF and BigTIFF', async () => {
-  const fixture = readFileSync(join(__dirname, '..', '..', '..', 'test', 'fixtures', 'pages', 'two-pages.tiff'));
+  const fixture = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'pages', 'two-pages.tiff'));
   const meta = await sharp(fixture).metadata();
   const pages = readTiffPages(new Uint8Array(fixture), 10);
   assert.equal(pages.length, 2);

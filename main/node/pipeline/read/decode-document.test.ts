@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../common/engine-types';
-import type { SessionEvent } from '../../../common/protocol';
-import type { NativeModel } from '../native-addon';
-import { decodeDocument, openDocument } from './index';
+import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../../common/engine-types';
+import type { SessionEvent } from '../../../../common/protocol';
+import type { NativeModel } from '../../native-addon';
+import { decodeDocument, openDocument } from '../index';
 
 const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2 };
 
@@ -45,7 +45,7 @@ function fakeModel(seen: RegionInput[][], prob: (viewId: string) => number = () 
   };
 }
 
-const SAMPLE = join(__dirname, '..', '..', '..', 'assets', 'samples', 'scanned-page.png');
+const SAMPLE = join(__dirname, '..', '..', '..', '..', 'assets', 'samples', 'scanned-page.png');
 
 test('layout is emitted first, then each layout region streams as one region with continuous token indices', async () => {
   const bytes = new Uint8Array(readFileSync(SAMPLE));

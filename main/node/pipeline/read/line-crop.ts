@@ -2,10 +2,10 @@
 // direction (a skewed or turned line comes out level), light text on a dark band turned dark on light, and the
 // line's grey range stretched to full contrast. Also where its words' ink lies, for word boxes
 // (docs/decisions/0017).
-import type { Box } from '../../../common/protocol';
-import { sampleRotated } from './detect/page-frame';
-import { boundsOf, type Point, type RotatedBox } from './detect/rotated-box';
-import type { GrayImage } from './gray-image';
+import type { Box } from '../../../../common/protocol';
+import { sampleRotated } from '../detect/page-frame';
+import { boundsOf, type Point, type RotatedBox } from '../detect/rotated-box';
+import type { GrayImage } from '../gray-image';
 
 /**
  * A gap between letters is under a tenth of the line's height in running text; a word space a quarter or

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { GrayImage } from './gray-image';
+import type { GrayImage } from '../gray-image';
 import { firstLineViews, LINE_VIEWS, lineView } from './line-views';
-import { gaussianBlur3, resample } from './resample';
+import { gaussianBlur3, resample } from '../resample';
 
 const image = (width: number, height: number, values: number[]): GrayImage => ({ width, height, data: Uint8Array.from(values) });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { manyPageTiff, onePagePdf, pdfWithImage } from '../../../test/support/bad-inputs';
+import { manyPageTiff, onePagePdf, pdfWithImage } from '../../../../test/support/bad-inputs';
 import { MAX_PAGES, openPageSource } from './page-source';
 
 async function darkPixels(bytes: Uint8Array | Buffer, page = 0): Promise<{ pages: number; dark: number; size: number }> {

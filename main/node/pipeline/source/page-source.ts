@@ -2,8 +2,8 @@
 // bytes, not the file name. Limits are checked on headers before any pixel is decoded, so a hostile
 // 20000x20000 image or a TIFF of 20,000 pages costs next to nothing.
 import sharp from 'sharp';
-import type { DocumentInfo, PageInfo } from '../../../common/protocol';
-import type { GrayImage } from './gray-image';
+import type { DocumentInfo, PageInfo } from '../../../../common/protocol';
+import type { GrayImage } from '../gray-image';
 import { largestPdfImage } from './pdf-images';
 import { DEFAULT_RENDER_BUDGET, renderWithin, type RenderBudget } from './pdf-render-budget';
 import { readTiffPages } from './tiff-pages';

@@ -6,10 +6,10 @@
 // to the reading that follows.
 // A table read by cells streams as HTML: each cell's first token carries the markup before it, and the
 // region_end carries the closing tags as its `tail`.
-import type { EngineEvent, FixationFrame, RegionStats } from '../../../common/engine-types';
-import type { Box } from '../../../common/protocol';
-import { joinLines } from './assemble';
-import { escapeHtml, renderTable, type TableMarkup } from './table-markup';
+import type { EngineEvent, FixationFrame, RegionStats } from '../../../../common/engine-types';
+import type { Box } from '../../../../common/protocol';
+import { joinLines } from '../write/markdown';
+import { escapeHtml, renderTable, type TableMarkup } from '../write/table-markup';
 
 interface RegionStream {
   lines: number;

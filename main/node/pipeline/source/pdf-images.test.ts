@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { onePagePdf, pdfWithImage } from '../../../test/support/bad-inputs';
+import { onePagePdf, pdfWithImage } from '../../../../test/support/bad-inputs';
 import { largestPdfImage } from './pdf-images';
 
 const image = (dict: string) => ({ dict: `/Type /XObject /Subtype /Image ${dict} /ColorSpace /DeviceGray /BitsPerComponent 8`, stream: Buffer.alloc(4) });

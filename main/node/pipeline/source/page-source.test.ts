@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { hugePng } from '../../../test/support/bad-inputs';
-import { openDocument } from './index';
+import { hugePng } from '../../../../test/support/bad-inputs';
+import { openDocument } from '../index';
 import { detectFormat, MAX_PAGE_PIXELS, openPageSource } from './page-source';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 
 test('formats are told by their bytes, not their names', () => {
   assert.equal(detectFormat(new TextEncoder().encode('%PDF-1.7\n')), 'pdf');

@@ -11,7 +11,7 @@
 // numbered after the first view's; a dropped reading is taken back the same way. Later views are held until
 // the choice. Tables and formulas read whole stream live. The cost of every view read stays in the crop's
 // statistics, so throughput figures count the work done.
-import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../../../common/engine-types';
+import type { EngineEvent, RegionEndEvent, RegionKind, RegionStats } from '../../../../common/engine-types';
 
 /** Mean natural log of the token probabilities below which a line's reading is dropped (e^-0.3 = 0.74). */
 export const MIN_MEAN_LOG_PROB = -0.3;

@@ -1,8 +1,8 @@
 // The sample documents shipped with the app (assets/samples, indexed by samples.json).
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { SampleInfo } from '../../../common/protocol';
-import { resourceRoot } from '../native-addon';
+import type { SampleInfo } from '../../../../common/protocol';
+import { resourceRoot } from '../../native-addon';
 
 export function samplesDir(): string {
   return join(resourceRoot(), 'assets', 'samples');

@@ -6,8 +6,8 @@
 // token's fixation frame), or, for a region read whole, its text lines split at newlines. Where the page
 // pipeline found the line's groups of ink (ink-words.ts), the words are aligned to them and take their
 // boxes: the ink has the page's resolution, the fixation an image token's.
-import type { TokenEvent } from '../../../common/engine-types';
-import type { Box } from '../../../common/protocol';
+import type { TokenEvent } from '../../../../common/engine-types';
+import type { Box } from '../../../../common/protocol';
 import { unescapeHtml } from './table-markup';
 
 export interface WordBox {

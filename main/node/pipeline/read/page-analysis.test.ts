@@ -6,15 +6,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import sharp from 'sharp';
-import { DEFAULT_DECODE_OPTIONS } from '../../../common/engine-types';
-import type { Box } from '../../../common/protocol';
-import { readingOrderEdit } from '../eval/reading-order-metric';
-import { defaultModelDir, loadAddon, type NativeModel } from '../native-addon';
-import { pageNets } from './detect/page-nets';
-import type { GrayImage } from './gray-image';
+import { DEFAULT_DECODE_OPTIONS } from '../../../../common/engine-types';
+import type { Box } from '../../../../common/protocol';
+import { readingOrderEdit } from '../../eval/reading-order-metric';
+import { defaultModelDir, loadAddon, type NativeModel } from '../../native-addon';
+import { pageNets } from '../detect/page-nets';
+import type { GrayImage } from '../gray-image';
+import { MAX_PAGE_PIXELS, openPageSource } from '../source/page-source';
 import { analysePage, type AnalysedPage } from './page-analysis';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'pages');
 
 interface Truth {
@@ -96,6 +97,22 @@ test('a 100-dpi fax of a page still yields its lines', async () => {
   const lines = (p: AnalysedPage) => p.crops.filter((c) => c.kind === 'text').length;
   assert.ok(lines(fax) >= 0.9 * lines(upright), `${lines(fax)} lines in the fax, ${lines(upright)} in the page`);
   assert.match(await titleWords(fax), /OBLIGATIONS/);
+});
+
+test('a 10,000-pixel poster is worked at the page budget and its lines are found', async () => {
+  const width = 10_000;
+  const height = 7_000;
+  const words = ['GRAND OPENING', 'Saturday 14 June', 'Music, food and games for everyone'];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="white"/>`
+    + words.map((w, i) => `<text x="800" y="${1500 + 1600 * i}" font-family="DejaVu Sans" font-size="${700 - 150 * i}">${w}</text>`).join('') + '</svg>';
+  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  const source = await openPageSource(new Uint8Array(png));
+  const info = source.pages[0]!;
+  assert.ok(info.width * info.height <= MAX_PAGE_PIXELS && info.width < width, `worked at ${info.width} x ${info.height}`);
+  const page = await analysePage(0, await source.render(0), await pageNets());
+  source.close();
+  assert.ok(page.crops.length >= words.length, `${page.crops.length} lines`);
+  assert.match(await titleWords(page), /GRAND OPENING/);
 });
 
 test('a blank page gives no lines and nothing to read', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openPageSource } from './page-source';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 const SAMPLES = [
   join(ROOT, 'assets', 'samples', 'two-page-report.pdf'),
   join(ROOT, 'assets', 'samples', 'page-photo.jpg'),

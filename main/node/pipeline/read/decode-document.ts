@@ -2,15 +2,15 @@
 // laid out while the engine reads the current one), the crops of a page handed to the engine a pass at a time
 // so it can batch them (every line in its first view; the lines read unsurely in their other views; tables and
 // formulas read whole), events streamed as they come, Markdown assembled at the end.
-import type { DecodeOptions, DecodeResult, RegionInput } from '../../../common/engine-types';
-import type { SessionEvent } from '../../../common/protocol';
-import type { GrayImage } from './gray-image';
-import type { NativeModel } from '../native-addon';
-import { assembleMarkdown, type RecognisedRegion } from './assemble';
+import type { DecodeOptions, DecodeResult, RegionInput } from '../../../../common/engine-types';
+import type { SessionEvent } from '../../../../common/protocol';
+import type { GrayImage } from '../gray-image';
+import type { NativeModel } from '../../native-addon';
+import { assembleMarkdown, type RecognisedRegion } from '../write/markdown';
 import { EventRelay, type FinishedRegion } from './event-relay';
-import { pageNets } from './detect/page-nets';
+import { pageNets } from '../detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
-import type { PageSource } from './page-source';
+import type { PageSource } from '../source/page-source';
 import { ReadingChooser } from './reading-choice';
 
 export interface DocumentHandle {

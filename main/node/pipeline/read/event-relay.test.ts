@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineEvent, TokenEvent } from '../../../common/engine-types';
+import type { EngineEvent, TokenEvent } from '../../../../common/engine-types';
 import { EventRelay } from './event-relay';
-import { tableMarkup } from './table-markup';
+import { tableMarkup } from '../write/table-markup';
 
 const stats = { tokens: 1, forwards: 1, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 1, retractedTokens: 0, committed: 1 };
 
