@@ -99,14 +99,26 @@ export function cropBounds(c: LineCrop): Box {
 }
 
 /** The word-like groups of ink along the line (columns with ink, joined across gaps under a word space), as
- * bounds on the source page. */
+ * bounds on the source page. The word space is measured against the ink's own height: the detector's box holds
+ * a margin above and below it. */
 export function inkWords(c: LineCrop): Box[] {
   const { width, height, data } = c.image;
   const h = histogram(data);
   const t = otsu(h, data.length);
   const inkColumn = new Uint8Array(width);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (data[y * width + x]! <= t) inkColumn[x] = 1;
-  const gap = Math.max(2, Math.round(WORD_GAP * height));
+  const inkRow = new Int32Array(height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (data[y * width + x]! > t) continue;
+      inkColumn[x] = 1;
+      inkRow[y]!++;
+    }
+  }
+  // The rows of the letters: those with a tenth of the densest row's ink (a neighbour's descender in the margin
+  // has less).
+  const dense = Math.max(...inkRow);
+  const letterRows = inkRow.filter((n) => n > 0 && n >= 0.1 * dense).length;
+  const gap = Math.max(2, Math.round(WORD_GAP * Math.max(1, letterRows)));
   const groups: Box[] = [];
   let start = -1;
   let last = -1;
