@@ -94,7 +94,9 @@ export class EventRelay {
       if (!target) continue;
       const s = this.streams.get(target.regionId)!;
       if (e.type === 'region_start') target.frame = { box: target.box, rows: e.grid.rows, cols: e.grid.cols };
-      if (e.type === 'token' && e.fixation && target.frame) e.fixation.frame = target.frame;
+      // Every token carries its crop's frame, one with no fixation (the warm-up steps) an empty one: word boxes
+      // then know each token's line even where the model's gaze is not reported.
+      if (e.type === 'token' && target.frame) e.fixation = { ...(e.fixation ?? { indices: [], weights: [] }), frame: target.frame };
       if (target.line === s.current) this.relay(s, target.regionId, e, out);
       else {
         const q = s.buffered.get(target.line) ?? [];

@@ -98,37 +98,41 @@ export function cropBounds(c: LineCrop): Box {
   return boundsOf([toPage(c, 0, 0), toPage(c, c.image.width, 0), toPage(c, c.image.width, c.image.height), toPage(c, 0, c.image.height)]);
 }
 
-/** The word-like groups of ink along the line (columns with ink, joined across gaps under a word space), as
- * bounds on the source page. The word space is measured against the ink's own height: the detector's box holds
- * a margin above and below it. */
+/**
+ * The word-like groups of ink along the line (columns with ink, joined across gaps under a word space), as
+ * bounds on the source page. A table's rules that the detector's box takes in are no words: a row inked across
+ * most of the crop, or a column inked down nearly all of it, is left out. The word space is measured against
+ * the letters' rows, not the box's height, which holds a margin above and below them.
+ */
 export function inkWords(c: LineCrop): Box[] {
   const { width, height, data } = c.image;
-  const h = histogram(data);
-  const t = otsu(h, data.length);
-  const inkColumn = new Uint8Array(width);
-  const inkRow = new Int32Array(height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (data[y * width + x]! > t) continue;
-      inkColumn[x] = 1;
-      inkRow[y]!++;
-    }
-  }
-  // The rows of the letters: those with a tenth of the densest row's ink (a neighbour's descender in the margin
-  // has less).
-  const dense = Math.max(...inkRow);
-  const letterRows = inkRow.filter((n) => n > 0 && n >= 0.1 * dense).length;
-  const gap = Math.max(2, Math.round(WORD_GAP * Math.max(1, letterRows)));
+  const t = otsu(histogram(data), data.length);
+  const ink = (x: number, y: number) => data[y * width + x]! <= t;
+  const rowInk = new Int32Array(height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (ink(x, y)) rowInk[y]!++;
+  const ruleRow = Array.from(rowInk, (n) => n >= 0.8 * width);
+  const colInk = new Int32Array(width);
+  for (let y = 0; y < height; y++) if (!ruleRow[y]) for (let x = 0; x < width; x++) if (ink(x, y)) colInk[x]!++;
+  const letters = (x: number) => colInk[x]! > 0 && colInk[x]! < 0.9 * height;
+  // The line's own rows: from the first to the last with a twentieth of the densest row's ink (a neighbouring
+  // line's descenders in the box's margin have less, an ascender or descender of this line's words more).
+  const counts = rowInk.map((n, y) => (ruleRow[y] ? 0 : n));
+  const dense = Math.max(...counts);
+  if (dense === 0) return [];
+  const rowTop = counts.findIndex((n) => n >= 0.05 * dense);
+  const rowEnd = height - [...counts].reverse().findIndex((n) => n >= 0.05 * dense);
+  const gap = Math.max(2, Math.round(WORD_GAP * (rowEnd - rowTop)));
   const groups: Box[] = [];
   let start = -1;
   let last = -1;
   const close = () => {
     if (start < 0) return;
-    let top = height;
-    let bottom = 0;
-    for (let y = 0; y < height; y++) {
+    let top = rowEnd;
+    let bottom = rowTop;
+    for (let y = rowTop; y < rowEnd; y++) {
+      if (ruleRow[y]) continue;
       for (let x = start; x <= last; x++) {
-        if (data[y * width + x]! <= t) {
+        if (letters(x) && ink(x, y)) {
           top = Math.min(top, y);
           bottom = y + 1;
           break;
@@ -139,7 +143,7 @@ export function inkWords(c: LineCrop): Box[] {
     start = -1;
   };
   for (let x = 0; x < width; x++) {
-    if (!inkColumn[x]) continue;
+    if (!letters(x)) continue;
     if (start >= 0 && x - last - 1 >= gap) close();
     if (start < 0) start = x;
     last = x;

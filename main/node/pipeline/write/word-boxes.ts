@@ -76,7 +76,7 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
     const lineBox = l.frame?.box ?? regionBox;
     const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, l, lineBox), confidence: meanProb(w.tokens) }));
     const ink = l.lineCrop ? inkOf?.(lineBox) : undefined;
-    const located = l.words.map((w) => w.tokens.some((t) => t.fixation));
+    const located = l.words.map((w) => w.tokens.some((t) => (t.fixation?.indices.length ?? 0) > 0));
     if (ink && ink.length > 0) alignToInk(words, located, ink, lineBox.y1 - lineBox.y0);
     return { box: union(words.map((w) => w.box)), words };
   });
