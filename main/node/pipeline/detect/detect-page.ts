@@ -109,12 +109,18 @@ interface Found {
   score: number;
 }
 
-/** The detector's lines on `image`, as rectangles in its pixels scaled by (sx, sy) and mapped by `to`. */
-async function findLines(image: GrayImage, nets: NativePageAnalysis, to: (p: Point) => Point = (p) => p): Promise<Found[]> {
-  const multiple = nets.info().nets['text_detector']!.multiple;
+/** The size the detector sees an image at: within DETECTOR_SIDE and DETECTOR_SHORT_SIDE, sides a `multiple`. */
+export function detectorSize(image: { width: number; height: number }, multiple: number): { width: number; height: number } {
   const scale = Math.min(Math.max(1, DETECTOR_SHORT_SIDE / Math.min(image.width, image.height)), DETECTOR_SIDE / Math.max(image.width, image.height));
-  const dw = Math.max(multiple, Math.round((image.width * scale) / multiple) * multiple);
-  const dh = Math.max(multiple, Math.round((image.height * scale) / multiple) * multiple);
+  return {
+    width: Math.max(multiple, Math.round((image.width * scale) / multiple) * multiple),
+    height: Math.max(multiple, Math.round((image.height * scale) / multiple) * multiple),
+  };
+}
+
+/** The detector's lines on `image`, as rectangles on it mapped by `to`. */
+async function findLines(image: GrayImage, nets: NativePageAnalysis, to: (p: Point) => Point = (p) => p): Promise<Found[]> {
+  const { width: dw, height: dh } = detectorSize(image, nets.info().nets['text_detector']!.multiple);
   const small = resample(image, dw, dh);
   const [prob] = (await nets.run('text_detector', [{ width: dw, height: dh, pixels: small.data }]))[0]!;
   const sx = image.width / dw;
