@@ -11,10 +11,21 @@ import re
 import cv2
 
 LINE_MARGIN = 0.2  # of the line height, on every side
+# The image formats the app takes; a source may store its pages in any of them.
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
 
 
 def _gray(path):
     return cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+
+
+def image_of(folder, stem):
+    """The grey page `stem` of `folder`, in whichever of the app's formats it is stored."""
+    for name in sorted(os.listdir(folder)):
+        base, ext = os.path.splitext(name)
+        if base == stem and ext.lower() in IMAGE_EXTENSIONS:
+            return _gray(os.path.join(folder, name))
+    raise FileNotFoundError(f"{folder} has no image {stem} ({', '.join(IMAGE_EXTENSIONS)})")
 
 
 def _crop(img, x0, y0, x1, y1):
@@ -51,7 +62,7 @@ def scribe_lines(root, limit=None):
     cache = {}
     for stem, box, truth in _every(lines, limit):
         if stem not in cache:
-            cache = {stem: _gray(os.path.join(folder, "images", stem + ".png"))}
+            cache = {stem: image_of(os.path.join(folder, "images"), stem)}
         out.append((_crop(cache[stem], *box), truth))
     return out
 
@@ -72,7 +83,7 @@ def sroie_lines(root, limit=None):
     cache = {}
     for stem, box, truth in _every(lines, limit):
         if stem not in cache:
-            cache = {stem: _gray(os.path.join(folder, "images", stem + ".jpg"))}
+            cache = {stem: image_of(os.path.join(folder, "images"), stem)}
         out.append((_crop(cache[stem], *box), truth))
     return out
 
@@ -82,7 +93,7 @@ def pubtabnet_tables(root, limit=None):
     out = []
     for path in _every(sorted(glob.glob(os.path.join(folder, "gt_html", "examples", "*.html"))), limit):
         stem = os.path.splitext(os.path.basename(path))[0]
-        out.append((_gray(os.path.join(folder, "images", "examples", stem + ".png")), open(path).read()))
+        out.append((image_of(os.path.join(folder, "images", "examples"), stem), open(path).read()))
     return out
 
 
@@ -91,5 +102,5 @@ def im2latex_formulas(root, limit=None):
     out = []
     for path in _every(sorted(glob.glob(os.path.join(folder, "gt_latex", "*.tex"))), limit):
         stem = os.path.splitext(os.path.basename(path))[0]
-        out.append((_gray(os.path.join(folder, "images", stem + ".png")), open(path).read().strip()))
+        out.append((image_of(os.path.join(folder, "images"), stem), open(path).read().strip()))
     return out
