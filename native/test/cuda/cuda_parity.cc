@@ -3,7 +3,9 @@
 //   2. the exactness rule on the GPU alone: rows are bit-identical whatever the width of the call;
 //   3. whole models (a small random checkpoint, then the trained checkpoint on the golden regions): image
 //      embeddings and first-forward logits within a tolerance, greedy AR ids equal to the CPU's and to the
-//      golden files, and greedy self-spec ids equal to greedy AR ids on the GPU.
+//      golden files, and greedy self-spec ids equal to greedy AR ids on the GPU;
+//   4. the page-analysis networks (assets/models/page-analysis) on their golden inputs: every output within a
+//      tolerance of the CPU's.
 // Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or an error, 77 no CUDA device (skipped).
 //
 // Usage: saccade_cuda_parity [--out results.json] [--ops-only | --no-golden] [--golden DIR] [--backend cuda|cpu]
@@ -13,6 +15,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,9 @@
 #include "golden_regions.h"
 #include "model_runs.h"
 #include "op_parity.h"
+#include "page/page_nets.h"
+#include "util/json.h"
+#include "util/mapped_file.h"
 #include "report.h"
 #include "tiny_checkpoint.h"
 
@@ -64,6 +71,31 @@ void close(Counter& c, const std::string& name, const std::vector<float>& ref, c
 void same_ids(Counter& c, const std::string& name, const std::vector<int>& expected, const std::vector<int>& got) {
   c.add(name, expected == got,
         Json::object().set("expected", Json::list(expected)).set("got", Json::list(got)));
+}
+
+// The three page-analysis networks on both backends, on the generated page their goldens were cut from.
+void page_nets_parity(const std::string& test_backend, Counter& c) {
+  const std::string dir = std::string(SACCADE_SOURCE_DIR) + "/../assets/models/page-analysis";
+  const std::string golden = std::string(SACCADE_SOURCE_DIR) + "/test/golden/page_nets";
+  saccade::BackendOptions ro, to;
+  ro.name = "cpu";
+  to.name = test_backend;
+  auto ref = saccade::load_page_nets(dir, ro);
+  auto test = saccade::load_page_nets(dir, to);
+  const saccade::Json index = saccade::Json::parse(saccade::read_text_file(golden + "/index.json"));
+  for (const auto& [name, cases] : index.members("index")) {
+    const auto& hw = cases.items(name)[0].at("image", name).items("image");
+    const int h = int(hw[0].integer("h")), w = int(hw[1].integer("w"));
+    std::ifstream f(golden + "/" + name + ".0.image.u8", std::ios::binary);
+    std::vector<uint8_t> px((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (px.size() != size_t(h) * w) {
+      c.add("page net " + name + ": golden input present", false);
+      continue;
+    }
+    const auto a = saccade::run_page_net(ref->get(name), px.data(), h, w);
+    const auto b = saccade::run_page_net(test->get(name), px.data(), h, w);
+    for (size_t k = 0; k < a.size(); ++k) close(c, "page net " + name + " output " + std::to_string(k), a[k].data, b[k].data, 1e-4);
+  }
 }
 
 struct RegionCase {
@@ -201,6 +233,7 @@ int main(int argc, char** argv) {
         model_parity("golden", set.model_dir, backend, cases, set.max_new_tokens, c, runs);
       }
     }
+    if (!ops_only) page_nets_parity(backend, c);
     result.set("failed", c.failed).set("checks", std::move(c.checks)).set("model_runs", std::move(runs));
     if (!out_path.empty()) gpucheck::write_text_file(out_path, result.dump(1));
     std::printf("parity: %d check(s) failed\n", c.failed);
