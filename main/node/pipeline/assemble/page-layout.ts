@@ -12,7 +12,11 @@ import { tableGrid, type TableGrid } from './table-grid';
 
 export type BlockKind = LayoutRegion['kind'];
 
-/** A text line in the page's upright frame; `own` when it reads at an angle of its own on the page. */
+/**
+ * A text line's bounds in the page's upright frame, with `own`, the detector's rectangle on the source page and
+ * the direction it reads in (the line is cut along it). A box that is no one detected line (a formula read
+ * whole) has none and is cut level in the frame.
+ */
 export interface FrameLine extends Box {
   own?: { box: RotatedBox; angle: number };
 }

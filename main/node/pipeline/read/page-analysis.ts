@@ -7,7 +7,7 @@ import type { NativePageAnalysis } from '../../native-addon';
 import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from '../assemble/page-layout';
 import { detectPage, type PageDetection } from '../detect/detect-page';
 import { sampleRotated, type PageFrame } from '../detect/page-frame';
-import { normalAngle } from '../detect/rotated-box';
+import { normalAngle, type RotatedBox } from '../detect/rotated-box';
 import type { GrayImage } from '../gray-image';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
@@ -75,17 +75,15 @@ function frameLines(detection: PageDetection): FrameLine[] {
   return detection.lines.map((l) => ({ ...detection.frame.boxToFrame(l.box), own: { box: l.box, angle: l.angle } }));
 }
 
-/** A frame box's pixels from the source page, upright. */
-function frameCrop(page: GrayImage, frame: PageFrame, box: Box): GrayImage {
+/** A frame box as a rectangle on the source page. */
+function sourceRect(frame: PageFrame, box: Box): RotatedBox {
   const [cx, cy] = frame.toSource([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]);
-  return sampleRotated(page, { cx, cy, width: box.x1 - box.x0, height: box.y1 - box.y0, angle: normalAngle(frame.angle) }, frame.angle);
+  return { cx, cy, width: box.x1 - box.x0, height: box.y1 - box.y0, angle: normalAngle(frame.angle) };
 }
 
 /** A line's crop: its own rectangle where the detector gave it one, else its bounds in the frame read level. */
 function lineCrop(page: GrayImage, frame: PageFrame, line: FrameLine): LineCrop {
-  if (line.own) return cropLine(page, line.own.box, line.own.angle);
-  const [cx, cy] = frame.toSource([(line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2]);
-  return cropLine(page, { cx, cy, width: line.x1 - line.x0, height: line.y1 - line.y0, angle: normalAngle(frame.angle) }, frame.angle);
+  return line.own ? cropLine(page, line.own.box, line.own.angle) : cropLine(page, sourceRect(frame, line), frame.angle);
 }
 
 export async function analysePage(page: number, raster: GrayImage, nets: NativePageAnalysis,
@@ -102,7 +100,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
     // A figure is written as an image, never read: the text in it, if any, is in the blocks after it.
-    if (block.kind === 'figure') figures.set(id, frameCrop(raster, frame, block.box));
+    if (block.kind === 'figure') figures.set(id, sampleRotated(raster, sourceRect(frame, block.box), frame.angle));
     if (block.order === null || block.kind === 'figure') return;
     const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
     if (byCells) tables.set(id, tableMarkup(block.grid!));
