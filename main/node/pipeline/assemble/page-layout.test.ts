@@ -17,7 +17,7 @@ function paragraph(x0: number, x1: number, y0: number, n: number): FrameLine[] {
 const region = (label: LayoutRegionGuess['label'], box: Box, score = 0.9): LayoutRegionGuess => ({ label, box, score });
 
 /** Each block's first line's top-left, in reading order. */
-const starts = (blocks: ReturnType<typeof assemblePage>['blocks']) => blocks.map((b) => b.lines[0] ? [b.lines[0].x0, b.lines[0].y0] : [b.box.x0, b.box.y0]);
+const starts = (blocks: ReturnType<typeof assemblePage>) => blocks.map((b) => b.lines[0] ? [b.lines[0].x0, b.lines[0].y0] : [b.box.x0, b.box.y0]);
 
 test('two columns between a full-width title and a full-width closing paragraph are read column by column', () => {
   const title = [{ x0: 100, y0: 40, x1: 900, y1: 80 }];
@@ -28,7 +28,7 @@ test('two columns between a full-width title and a full-width closing paragraph 
   const c = paragraph(530, 900, 150, 6);
   const d = paragraph(530, 900, 350, 6);
   const closing = paragraph(100, 900, 600, 3);
-  const { blocks } = assemblePage([...d, ...closing, ...b, ...title, ...c, ...a], []);
+  const blocks = assemblePage([...d, ...closing, ...b, ...title, ...c, ...a], []);
   assert.deepEqual(starts(blocks), [[100, 40], [100, 150], [100, 350], [530, 150], [530, 350], [100, 600]]);
   assert.deepEqual(blocks.map((x) => x.order), [0, 1, 2, 3, 4, 5]);
 });
@@ -37,7 +37,7 @@ test('lines of one row cut at a wide space are one paragraph, in reading order',
   const label = { x0: 100, y0: 100, x1: 200, y1: 120 };
   const value = { x0: 215, y0: 101, x1: 400, y1: 121 };
   const next = { x0: 100, y0: 128, x1: 300, y1: 148 };
-  const { blocks } = assemblePage([next, value, label], []);
+  const blocks = assemblePage([next, value, label], []);
   assert.equal(blocks.length, 1);
   assert.deepEqual(blocks[0]!.lines, [label, value, next]);
 });
@@ -47,7 +47,7 @@ test('headers come first and footers last, whatever their place on the page', ()
   const header = { x0: 700, y0: 30, x1: 900, y1: 50 };
   const footer = { x0: 450, y0: 1300, x1: 550, y1: 1320 };
   const pageNumber = { x0: 880, y0: 1300, x1: 900, y1: 1320 };
-  const { blocks } = assemblePage([...body, header, footer, pageNumber], [
+  const blocks = assemblePage([...body, header, footer, pageNumber], [
     region('header', { x0: 690, y0: 25, x1: 905, y1: 55 }),
     region('footer', { x0: 440, y0: 1295, x1: 560, y1: 1325 }),
     region('footer', { x0: 870, y0: 1295, x1: 905, y1: 1325 }),
@@ -57,11 +57,11 @@ test('headers come first and footers last, whatever their place on the page', ()
 
 test('a table region becomes a grid of its lines; where it overlaps a surer figure, the figure stands', () => {
   const cells = [0, 1, 2].flatMap((r) => [0, 1].map((c) => ({ x0: 100 + 200 * c, y0: 100 + 30 * r, x1: 180 + 200 * c, y1: 120 + 30 * r })));
-  const table = assemblePage(cells, [region('table', { x0: 90, y0: 90, x1: 400, y1: 190 })]).blocks;
+  const table = assemblePage(cells, [region('table', { x0: 90, y0: 90, x1: 400, y1: 190 })]);
   assert.equal(table.length, 1);
   assert.equal(table[0]!.kind, 'table');
   assert.deepEqual([table[0]!.grid!.rows, table[0]!.grid!.cols, table[0]!.grid!.cells.length], [3, 2, 6]);
-  const both = assemblePage(cells, [region('table', { x0: 90, y0: 90, x1: 400, y1: 190 }, 0.6), region('figure', { x0: 85, y0: 85, x1: 405, y1: 195 }, 0.8)]).blocks;
+  const both = assemblePage(cells, [region('table', { x0: 90, y0: 90, x1: 400, y1: 190 }, 0.6), region('figure', { x0: 85, y0: 85, x1: 405, y1: 195 }, 0.8)]);
   assert.deepEqual(both.map((b) => b.kind), ['figure', 'text', 'text']);
 });
 
@@ -69,7 +69,7 @@ test('the text inside a figure is read in paragraphs right after it; a figure wi
   const before = paragraph(100, 900, 40, 2);
   const labels = [...paragraph(200, 400, 300, 2), ...paragraph(600, 800, 300, 2)];
   const after = paragraph(100, 900, 700, 2);
-  const { blocks } = assemblePage([...after, ...labels, ...before], [
+  const blocks = assemblePage([...after, ...labels, ...before], [
     region('figure', { x0: 150, y0: 150, x1: 850, y1: 600 }),
     region('figure', { x0: 100, y0: 800, x1: 500, y1: 1100 }),
   ]);

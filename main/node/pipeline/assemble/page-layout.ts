@@ -33,12 +33,6 @@ export interface LayoutBlock {
   grid?: TableGrid<FrameLine>;
 }
 
-export interface PageLayout {
-  blocks: LayoutBlock[];
-  /** The median line height: the page's text scale, in frame pixels. */
-  lineHeight: number;
-}
-
 /** What each layout class becomes: captions and references are text to us. */
 const KIND: Record<LayoutLabel, BlockKind> = {
   text: 'text', reference: 'text', figure_caption: 'text', table_caption: 'text', title: 'title',
@@ -81,7 +75,7 @@ function tableLike(grid: TableGrid<FrameLine>): boolean {
 }
 
 /** Rows top to bottom, each left to right: a row is lines sharing half their height. */
-export function inRows(lines: readonly FrameLine[]): FrameLine[] {
+function inRows(lines: readonly FrameLine[]): FrameLine[] {
   const rows: FrameLine[][] = [];
   for (const l of [...lines].sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1))) {
     const row = rows.find((r) => r.some((o) => sameRow(o, l)));
@@ -125,7 +119,7 @@ function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
 }
 
 /** The page's blocks in reading order, from the detected lines and regions (all in the upright frame). */
-export function assemblePage(lines: readonly FrameLine[], regions: readonly LayoutRegionGuess[]): PageLayout {
+export function assemblePage(lines: readonly FrameLine[], regions: readonly LayoutRegionGuess[]): LayoutBlock[] {
   const lineHeight = Math.max(1, median(lines.map(boxHeight)));
   const kept = distinctRegions(regions);
   const members = new Map<LayoutRegionGuess, FrameLine[]>(kept.map((r) => [r, []]));
@@ -165,7 +159,7 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
   const rank = (b: LayoutBlock) => (b.kind === 'header' ? 0 : b.kind === 'footer' ? 2 : 1);
   const result = ordered(blocks, lineHeight).sort((a, b) => rank(a) - rank(b)).flatMap((b) => [b, ...(inside.get(b) ?? [])]);
   result.forEach((b, n) => (b.order = n));
-  return { blocks: result, lineHeight };
+  return result;
 }
 
 function textBlock(lines: FrameLine[]): LayoutBlock {
@@ -178,7 +172,6 @@ function ordered(blocks: LayoutBlock[], lineHeight: number): LayoutBlock[] {
 }
 
 /** A page known to be one table (a table crop): its grid from every line, nothing else looked for. */
-export function assembleTable(lines: readonly FrameLine[], width: number, height: number): PageLayout {
-  const lineHeight = Math.max(1, median(lines.map(boxHeight)));
-  return { blocks: [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid: tableGrid(lines) }], lineHeight };
+export function assembleTable(lines: readonly FrameLine[], width: number, height: number): LayoutBlock[] {
+  return [{ kind: 'table', box: { x0: 0, y0: 0, x1: width, y1: height }, lines: [], order: 0, grid: tableGrid(lines) }];
 }

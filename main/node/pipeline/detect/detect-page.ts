@@ -14,13 +14,13 @@ import { linesFromProbability } from './text-lines';
  * default is 960; on the development scans 1280 found 99.3% of the ground truth's words (960: 98.9%, 1600:
  * 99.2%), so larger maps only cost time.
  */
-export const DETECTOR_SIDE = 1280;
+const DETECTOR_SIDE = 1280;
 /**
  * A small image (a table or a line cut from a page) is enlarged until its shorter side is this many pixels, as
  * far as DETECTOR_SIDE allows: PaddleOCR's other resize rule ("min", 736), since text a few pixels high is below
  * what the detector finds.
  */
-export const DETECTOR_SHORT_SIDE = 736;
+const DETECTOR_SHORT_SIDE = 736;
 /** A line's own direction counts only when it is at least this many times longer than high. */
 const DIRECTIONAL = 2;
 /** The page's direction is the length-weighted vote of the classifier on its longest lines, at most this many. */
@@ -47,8 +47,6 @@ export interface PageDetection {
   lines: PageLine[];
   /** In frame coordinates. */
   regions: LayoutRegionGuess[];
-  /** Milliseconds of each network, for the statistics and the benchmark. */
-  ms: { detector: number; direction: number; layout: number };
 }
 
 function softmax2(m: NetMap): number {
@@ -90,7 +88,7 @@ function facing(a: number, reference: number): number {
  * angle (so that -89 and 89 degrees agree), weighted by length, then the median of those within 10 degrees of
  * it (a rotated table header or a stamp does not pull the page).
  */
-export function textDirection(lines: readonly RotatedBox[]): number {
+function textDirection(lines: readonly RotatedBox[]): number {
   const directional = lines.filter((b) => b.width >= DIRECTIONAL * b.height);
   if (directional.length === 0) return 0;
   let s = 0;
@@ -118,9 +116,11 @@ export function detectorSize(image: { width: number; height: number }, multiple:
   };
 }
 
+type NetsInfo = ReturnType<NativePageAnalysis['info']>['nets'];
+
 /** The detector's lines on `image`, as rectangles on it mapped by `to`. */
-async function findLines(image: GrayImage, nets: NativePageAnalysis, to: (p: Point) => Point = (p) => p): Promise<Found[]> {
-  const { width: dw, height: dh } = detectorSize(image, nets.info().nets['text_detector']!.multiple);
+async function findLines(image: GrayImage, nets: NativePageAnalysis, info: NetsInfo, to: (p: Point) => Point = (p) => p): Promise<Found[]> {
+  const { width: dw, height: dh } = detectorSize(image, info['text_detector']!.multiple);
   const small = resample(image, dw, dh);
   const [prob] = (await nets.run('text_detector', [{ width: dw, height: dh, pixels: small.data }]))[0]!;
   const sx = image.width / dw;
@@ -129,8 +129,8 @@ async function findLines(image: GrayImage, nets: NativePageAnalysis, to: (p: Poi
 }
 
 /** The layout detector's regions on the frame, in frame coordinates. */
-async function regionsOf(page: GrayImage, frame: PageFrame, nets: NativePageAnalysis): Promise<LayoutRegionGuess[]> {
-  const lay = nets.info().nets['layout']!;
+async function regionsOf(page: GrayImage, frame: PageFrame, nets: NativePageAnalysis, info: NetsInfo): Promise<LayoutRegionGuess[]> {
+  const lay = info['layout']!;
   const upright = frame.render(page, lay.width, lay.height);
   const maps = (await nets.run('layout', [{ width: upright.width, height: upright.height, pixels: upright.data }]))[0]!;
   return decodeLayout(maps, lay.strides, lay.labels, frame.width / lay.width, frame.height / lay.height);
@@ -141,10 +141,8 @@ const textSeen = (regions: readonly LayoutRegionGuess[]) => regions.reduce((s, r
 
 /** `regions`: whether to look for regions (a page known to be one table needs none). */
 export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { regions: wanted } = { regions: true }): Promise<PageDetection> {
-  const ms = { detector: 0, direction: 0, layout: 0 };
-  let t = Date.now();
-  let boxes = await findLines(page, nets);
-  ms.detector = Date.now() - t;
+  const info = nets.info().nets;
+  let boxes = await findLines(page, nets, info);
 
   // Which way the text reads: the classifier's votes on the longest lines read along the page's direction, and
   // its answer for every line set at an angle of its own (a label along an axis, a stamp), which is read the
@@ -153,13 +151,11 @@ export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { re
   const directional = (b: Found) => b.box.width >= DIRECTIONAL * b.box.height;
   const ownAngle = (b: Found) => directional(b) && Math.abs(normalAngle(b.box.angle - direction)) > OWN_ANGLE;
   const asked = [...new Set([...boxes.filter(directional).sort((a, b) => b.box.width - a.box.width).slice(0, VOTERS), ...boxes.filter(ownAngle)])];
-  const cls = nets.info().nets['line_direction']!;
-  t = Date.now();
+  const cls = info['line_direction']!;
   const crops = asked.map((b) => classifierInput(sampleRotated(page, b.box, facing(b.box.angle, direction)), cls.height, cls.width));
   const answers = crops.length
     ? (await nets.run('line_direction', crops.map((c) => ({ width: c.width, height: c.height, pixels: c.data })))).map((maps) => softmax2(maps[0]!))
     : [];
-  ms.direction = Date.now() - t;
   const vote = new Map(asked.map((b, k) => [b, answers[k]!]));
   const voters = asked.filter((b) => !ownAngle(b));
   const total = voters.reduce((a, b) => a + b.box.width, 0);
@@ -172,24 +168,20 @@ export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { re
 
   let regions: LayoutRegionGuess[] = [];
   if (wanted) {
-    t = Date.now();
-    regions = await regionsOf(page, frame, nets);
+    regions = await regionsOf(page, frame, nets, info);
     if (turned && reversedVote < FLIP_SURE) {
       const other = new PageFrame(page, direction);
-      const theirs = await regionsOf(page, other, nets);
+      const theirs = await regionsOf(page, other, nets, info);
       if (textSeen(theirs) >= textSeen(regions)) [turned, frame, regions] = [false, other, theirs];
     }
-    ms.layout = Date.now() - t;
   }
   // Text set downwards or upwards (a page scanned a quarter turn off) is found again on the page turned
   // upright: the detector finds vertical lines less well than level ones. The page is turned at half again the
   // detector's side, so that the detector's own resampling averages it down rather than one bilinear pass.
   if (Math.abs(Math.sin(frame.angle)) > Math.SQRT1_2) {
-    t = Date.now();
     const scale = Math.min(1, (DETECTOR_SIDE * 1.5) / Math.max(frame.width, frame.height));
     const upright = frame.render(page, Math.round(frame.width * scale), Math.round(frame.height * scale));
-    boxes = await findLines(upright, nets, ([x, y]) => frame.toSource([x / scale, y / scale]));
-    ms.detector += Date.now() - t;
+    boxes = await findLines(upright, nets, info, ([x, y]) => frame.toSource([x / scale, y / scale]));
     vote.clear();
   }
   const lines = boxes.map((b): PageLine => {
@@ -200,5 +192,5 @@ export async function detectPage(page: GrayImage, nets: NativePageAnalysis, { re
     const reversed = own ? vote.get(b)! >= FLIP_SURE : turned;
     return { box, angle: reversed ? along + Math.PI : along, score: b.score };
   });
-  return { frame, lines, regions, ms };
+  return { frame, lines, regions };
 }

@@ -6,7 +6,7 @@
 import type { Box } from '../../../../common/protocol';
 import type { NetMap } from '../../native-addon';
 
-export const LAYOUT_SCORE = 0.5;
+const LAYOUT_SCORE = 0.5;
 const NMS_IOU = 0.5;
 const KEEP_PER_CLASS = 100;
 

@@ -50,26 +50,13 @@ export class PageFrame {
 
   /** The whole frame resampled to width x height from the source (bilinear; paper white outside the page). */
   render(page: GrayImage, width: number, height: number): GrayImage {
-    const out = new Uint8Array(width * height);
-    const sx = this.width / width;
-    const sy = this.height / height;
-    // Source position of output pixel (i, j): origin + i * stepI + j * stepJ, in pixel-centre coordinates.
-    const [ox, oy] = this.toSource([0.5 * sx, 0.5 * sy]);
-    const [ix, iy] = this.toSource([1.5 * sx, 0.5 * sy]);
-    const [jx, jy] = this.toSource([0.5 * sx, 1.5 * sy]);
-    for (let j = 0; j < height; j++) {
-      for (let i = 0; i < width; i++) {
-        const x = ox + i * (ix - ox) + j * (jx - ox);
-        const y = oy + i * (iy - oy) + j * (jy - oy);
-        out[j * width + i] = bilinear(page, x - 0.5, y - 0.5);
-      }
-    }
-    return { width, height, data: out };
+    const whole = { cx: this.source.width / 2, cy: this.source.height / 2, width: this.width, height: this.height, angle: this.angle };
+    return sampleRotated(page, whole, this.angle, width, height);
   }
 }
 
 /** The page's grey value at a point (pixel centres at integers), paper white outside it. */
-export function bilinear(page: GrayImage, x: number, y: number): number {
+function bilinear(page: GrayImage, x: number, y: number): number {
   const x0 = Math.floor(x);
   const y0 = Math.floor(y);
   const fx = x - x0;
@@ -88,13 +75,11 @@ export function bilinear(page: GrayImage, x: number, y: number): number {
 }
 
 /**
- * The pixels of a rotated rectangle of the page, read along `angle` (its width along the text), scaled by
- * `scale`: an upright image of a line however it was set on the page. Bilinear, with the page's own pixel
- * grid when scale is 1.
+ * The pixels of a rotated rectangle of the page, read along `angle` (its width along the text), at width x
+ * height (by default the page's own pixel size): an upright image of a line however it was set on the page.
  */
-export function sampleRotated(page: GrayImage, box: RotatedBox, angle: number, scale = 1): GrayImage {
-  const width = Math.max(1, Math.round(box.width * scale));
-  const height = Math.max(1, Math.round(box.height * scale));
+export function sampleRotated(page: GrayImage, box: RotatedBox, angle: number,
+  width = Math.max(1, Math.round(box.width)), height = Math.max(1, Math.round(box.height))): GrayImage {
   const ux = Math.cos(angle);
   const uy = Math.sin(angle);
   const out = new Uint8Array(width * height);

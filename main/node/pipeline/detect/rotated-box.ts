@@ -24,7 +24,7 @@ export function corners(b: RotatedBox): [Point, Point, Point, Point] {
 }
 
 /** Convex hull (Andrew's monotone chain), counter-clockwise in a y-down frame's terms, no repeated points. */
-export function convexHull(points: readonly Point[]): Point[] {
+function convexHull(points: readonly Point[]): Point[] {
   const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   if (pts.length <= 2) return pts;
   const cross = (o: Point, a: Point, b: Point) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
@@ -43,7 +43,7 @@ export function convexHull(points: readonly Point[]): Point[] {
 }
 
 /** Normalises a box so its width is its longer side (a line runs along its longer side). */
-export function alongLongerSide(b: RotatedBox): RotatedBox {
+function alongLongerSide(b: RotatedBox): RotatedBox {
   if (b.width >= b.height) return { ...b, angle: normalAngle(b.angle) };
   return { ...b, width: b.height, height: b.width, angle: normalAngle(b.angle + Math.PI / 2) };
 }

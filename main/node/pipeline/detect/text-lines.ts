@@ -6,9 +6,9 @@
 // to any page here.
 import { corners, minAreaRect, type Point, type RotatedBox } from './rotated-box';
 
-export const DB_THRESHOLD = 0.3;
-export const DB_BOX_SCORE = 0.6;
-export const DB_UNCLIP = 1.5;
+const DB_THRESHOLD = 0.3;
+const DB_BOX_SCORE = 0.6;
+const DB_UNCLIP = 1.5;
 /** PaddleOCR drops regions whose shorter side is under 3 pixels of the map, and lines under 5 once grown. */
 const MIN_SIDE = 3;
 

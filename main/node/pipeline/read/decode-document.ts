@@ -8,6 +8,7 @@ import type { GrayImage } from '../gray-image';
 import type { NativeModel } from '../../native-addon';
 import { assembleMarkdown, type RecognisedRegion } from '../write/markdown';
 import { EventRelay, type FinishedRegion } from './event-relay';
+import { sampleRotated } from '../detect/page-frame';
 import { pageNets } from '../detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
 import type { PageSource } from '../source/page-source';
@@ -58,10 +59,22 @@ export async function decodePages(
   };
 
   const nets = await pageNets();
-  const layOut = async (page: number): Promise<AnalysedPage> => analysePage(page, await doc.source.render(page), nets, analysis);
-  let next: Promise<AnalysedPage> | null = wanted.length ? layOut(wanted[0]!) : null;
+  // A page's figures are cut and handed to the sink as it is laid out, while its raster is at hand; the decode
+  // keeps only where they were written.
+  const layOut = async (page: number): Promise<{ analysed: AnalysedPage; images: Map<string, string> }> => {
+    const raster = await doc.source.render(page);
+    const analysed = await analysePage(page, raster, nets, analysis);
+    const images = new Map<string, string>();
+    let index = 0;
+    for (const [id, rect] of figures ? analysed.figures : []) {
+      const name = await figures!({ page, index: ++index, image: sampleRotated(raster, rect.box, rect.angle) });
+      if (name) images.set(id, name);
+    }
+    return { analysed, images };
+  };
+  let next: ReturnType<typeof layOut> | null = wanted.length ? layOut(wanted[0]!) : null;
   for (let k = 0; k < wanted.length && next; k++) {
-    const analysed = await next;
+    const { analysed, images } = await next;
     // The raster of the page just analysed is garbage now; only its crops live on.
     next = k + 1 < wanted.length && !signal.aborted ? layOut(wanted[k + 1]!) : null;
     if (signal.aborted) {
@@ -109,12 +122,10 @@ export async function decodePages(
     await decodeViews(whole, whole.map((c) => c.views[0]!));
     if (signal.aborted) cancelled = true;
     const pageRegions: RecognisedRegion[] = [];
-    let figureCount = 0;
     for (const region of analysed.regions) {
       const block = analysed.blocks[analysed.regions.indexOf(region)]!;
-      const pixels = analysed.figures.get(region.id);
-      if (pixels) {
-        const image = figures ? await figures({ page: analysed.page, index: ++figureCount, image: pixels }) : null;
+      if (analysed.figures.has(region.id)) {
+        const image = images.get(region.id);
         if (image) pageRegions.push({ kind: 'figure', lines: [], image });
         continue;
       }

@@ -36,7 +36,7 @@ function percentile(h: Uint32Array, n: number, q: number): number {
 }
 
 /** Otsu's threshold: the grey level that best splits the crop into ink and paper. */
-export function otsu(h: Uint32Array, n: number): number {
+function otsu(h: Uint32Array, n: number): number {
   let sum = 0;
   for (let v = 0; v < 256; v++) sum += v * h[v]!;
   let wB = 0;

@@ -6,7 +6,7 @@ import type { Box, LayoutRegion } from '../../../../common/protocol';
 import type { NativePageAnalysis } from '../../native-addon';
 import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from '../assemble/page-layout';
 import { detectPage, type PageDetection } from '../detect/detect-page';
-import { sampleRotated, type PageFrame } from '../detect/page-frame';
+import type { PageFrame } from '../detect/page-frame';
 import { normalAngle, type RotatedBox } from '../detect/rotated-box';
 import type { GrayImage } from '../gray-image';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
@@ -51,11 +51,10 @@ export interface AnalysedPage {
   crops: PageCrop[];
   /** Tables read by cells, by region id: the HTML around their cells' text. */
   tables: Map<string, TableMarkup>;
-  /** Figures, by region id: their pixels, upright, for the Markdown's images. */
-  figures: Map<string, GrayImage>;
-  /** The page turned upright (radians) and what each network cost. */
+  /** Figures, by region id: their rectangles on the source page, read upright along `angle`. */
+  figures: Map<string, { box: RotatedBox; angle: number }>;
+  /** The direction the page's text runs in on the source (radians; 0 upright). */
   angle: number;
-  ms: PageDetection['ms'];
 }
 
 function engineKind(kind: LayoutBlock['kind']): RegionKind {
@@ -91,17 +90,19 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
   const detection = await detectPage(raster, nets, { regions: !options.pageIsTable });
   const { frame } = detection;
   const lines = frameLines(detection);
-  const { blocks } = options.pageIsTable ? assembleTable(lines, frame.width, frame.height) : assemblePage(lines, detection.regions);
+  const blocks = options.pageIsTable ? assembleTable(lines, frame.width, frame.height) : assemblePage(lines, detection.regions);
   const regions: LayoutRegion[] = [];
   const crops: PageCrop[] = [];
   const tables = new Map<string, TableMarkup>();
-  const figures = new Map<string, GrayImage>();
+  const figures = new Map<string, { box: RotatedBox; angle: number }>();
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
     // A figure is written as an image, never read: the text in it, if any, is in the blocks after it.
-    if (block.kind === 'figure') figures.set(id, sampleRotated(raster, sourceRect(frame, block.box), frame.angle));
-    if (block.order === null || block.kind === 'figure') return;
+    if (block.kind === 'figure') {
+      figures.set(id, { box: sourceRect(frame, block.box), angle: frame.angle });
+      return;
+    }
     const byCells = block.kind === 'table' && options.tables === 'cells' && (block.grid?.cells.length ?? 0) > 0;
     if (byCells) tables.set(id, tableMarkup(block.grid!));
     const kind = byCells ? 'text' : engineKind(block.kind);
@@ -122,7 +123,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
     });
   });
-  return { page, regions, blocks, crops, tables, figures, angle: frame.angle, ms: detection.ms };
+  return { page, regions, blocks, crops, tables, figures, angle: frame.angle };
 }
 
 /**
