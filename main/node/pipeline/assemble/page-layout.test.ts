@@ -42,6 +42,11 @@ test('lines of one row cut at a wide space are one paragraph, in reading order',
   assert.deepEqual(blocks[0]!.lines, [label, value, next]);
 });
 
+test('lines of tight leading, whose boxes overlap a little, are one paragraph', () => {
+  const lines = [0, 1, 2].map((i) => ({ x0: 100, y0: 100 + 18 * i, x1: 600, y1: 122 + 18 * i }));
+  assert.equal(assemblePage(lines, []).length, 1);
+});
+
 test('headers come first and footers last, whatever their place on the page', () => {
   const body = paragraph(100, 900, 200, 5);
   const header = { x0: 700, y0: 30, x1: 900, y1: 50 };

@@ -88,7 +88,7 @@ function inRows(lines: readonly FrameLine[]): FrameLine[] {
 
 /**
  * Paragraphs of the lines no region claimed: a line joins the one above it when the gap between them is under
- * the smaller line's height, they overlap sideways by a third of the narrower, and neither is half again as
+ * the smaller line's height (or they overlap by less than half of it), they overlap sideways by a third of the narrower, and neither is half again as
  * tall; lines of one row closer than their height join too (the detector cuts a line at a wide space). A
  * column gutter is wider than that, even a newspaper's.
  */
@@ -103,7 +103,8 @@ function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
       const hb = boxHeight(b);
       const small = Math.min(ha, hb);
       if (Math.max(ha, hb) > 1.5 * small) continue;
-      const stacked = verticalOverlap(a, b) < 0 && -verticalOverlap(a, b) < small
+      // The detector's boxes hold a margin above and below the letters: lines of tight leading overlap a little.
+      const stacked = !sameRow(a, b) && -verticalOverlap(a, b) < small
         && horizontalOverlap(a, b) >= Math.min(boxWidth(a), boxWidth(b)) / 3;
       const beside = sameRow(a, b) && -horizontalOverlap(a, b) < small;
       if (stacked || beside) parent[find(j)] = find(i);
