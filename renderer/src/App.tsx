@@ -4,6 +4,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { createCommands, shortcutFor } from './app/commands';
 import { SessionContext, useSession, useSessionState } from './app/session-context';
+import { DecodeAgainDialog } from './app/DecodeAgainDialog';
+import { PartialBanner } from './app/PartialBanner';
 import { SetAsideBanner } from './app/SetAsideBanner';
 import { Toolbar } from './app/Toolbar';
 import { Welcome } from './app/Welcome';
@@ -42,6 +44,7 @@ function Notices() {
           <button className="icon" onClick={actions.dismissDraftNotice} aria-label="Dismiss">×</button>
         </div>
       )}
+      <PartialBanner />
       <SetAsideBanner />
     </>
   );
@@ -125,6 +128,7 @@ export function App({ transport }: { transport: Transport }) {
         <Notices />
         {hasDoc ? <Workspace /> : <Welcome commands={commands} />}
         {dragging && <div className="drop-overlay">Drop to open</div>}
+        <DecodeAgainDialog />
         <input ref={fileInput} type="file" hidden accept=".pdf,.png,.jpg,.jpeg,.tif,.tiff,application/pdf,image/*" data-testid="file-input"
           onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void commands.openFile(f); }} />
       </div>

@@ -2,12 +2,12 @@
 // decoded text makes room for newer documents with a notice, and storage that refuses the text is reported.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DraftKeeper, type KeeperReport } from '../../renderer/src/state/draft-keeper';
+import { DraftKeeper, type FinishedDecode, type KeeperReport } from '../../renderer/src/state/draft-keeper';
 import { documentKey, listRecent, loadDraft, MAX_RECENT, saveDraft, type Draft } from '../../renderer/src/state/drafts';
 import { memoryStorage } from '../support/memory-storage';
 
 function draft(key: string, edited: boolean, text = `text of ${key}`): Draft {
-  return { key, name: `${key}.png`, source: { kind: 'file', name: `${key}.png` }, text, edited, savedAt: 0, setAside: [] };
+  return { key, name: `${key}.png`, source: { kind: 'file', name: `${key}.png` }, text, edited, decoded: edited ? null : text, partial: false, running: null, savedAt: 0, setAside: [] };
 }
 
 const doc = { key: 'k-scan', name: 'scan.png', source: { kind: 'file' as const, name: 'scan.png' } };
@@ -59,20 +59,27 @@ test('a draft set aside counts as edited, and one saved before edits were tracke
   assert.equal(listRecent(storage)[0]!.edited, true);
 });
 
+/** The keeper through one decode that writes `text` and finishes (or stops, `finished` false). */
+function decode(keeper: DraftKeeper, text: string, finished = true) {
+  keeper.beginDecode();
+  keeper.changed(text.slice(0, text.length >> 1), false);
+  keeper.changed(text, false);
+  return finished ? keeper.finishDecode() : keeper.stopDecode();
+}
+
 test('decoding again sets the edited text aside; it survives a reload and comes back on restore', () => {
   const storage = memoryStorage();
   const first = keeperOn(storage);
   first.keeper.open(doc, null);
-  first.keeper.changed('# Report\n\nDecoded line.', false);
-  first.keeper.flush();
+  decode(first.keeper, '# Report\n\nDecoded line.');
   assert.equal(loadDraft(storage, doc.key)?.edited, false);
   first.keeper.changed('# Report\n\nDecoded line, corrected by me.', true);
-  first.keeper.replaceForDecode();
+  first.keeper.beginDecode();
   const kept = loadDraft(storage, doc.key)!;
   assert.deepEqual(kept.setAside.map((v) => v.text), ['# Report\n\nDecoded line, corrected by me.'], 'saved at once, before any new text');
   assert.equal(first.reports.at(-1)!.setAside.length, 1);
   first.keeper.changed('# Report\n\nDecoded again.', false);
-  first.keeper.flush();
+  first.keeper.finishDecode();
   assert.equal(loadDraft(storage, doc.key)!.setAside.length, 1, 'the new decode keeps the set-aside text');
 
   // A reload: a new keeper over the same storage.
@@ -88,17 +95,74 @@ test('decoding again sets the edited text aside; it survives a reload and comes 
 test('restoring over edited text sets that text aside in turn; unedited text is replaced as it is', () => {
   const { keeper, reports } = keeperOn(memoryStorage());
   keeper.open(doc, null);
-  keeper.changed('decoded', false);
-  keeper.replaceForDecode();
-  assert.equal(reports.length, 0, 'nothing is set aside (or saved) for text without edits');
+  decode(keeper, 'decoded');
+  assert.deepEqual(reports.at(-1)!.setAside, [], 'nothing is set aside for text without edits');
   keeper.changed('first decode + edit A', true);
-  keeper.replaceForDecode();
+  decode(keeper, 'second decode');
   keeper.changed('second decode + edit B', true);
   const restored = keeper.restore()!;
   assert.equal(restored.text, 'first decode + edit A');
   assert.deepEqual(restored.setAside.map((v) => v.text), ['second decode + edit B']);
   keeper.discard();
   assert.deepEqual(reports.at(-1)!.setAside, [], 'discarding drops the set-aside text, at the user\'s word');
+});
+
+test('a new decode keeps the user\'s corrections of the text before it', () => {
+  const storage = memoryStorage();
+  const { keeper } = keeperOn(storage);
+  keeper.open(doc, null);
+  decode(keeper, 'Narne: Jane Doe\n\nAmt 12');
+  keeper.changed('Name: Jane Doe\n\nAmt 12', true);
+  const result = decode(keeper, 'Narne: Jane Doe\n\nAmt 12.50') as FinishedDecode;
+  assert.deepEqual(result, { decoded: 'Narne: Jane Doe\n\nAmt 12.50', text: 'Name: Jane Doe\n\nAmt 12.50', conflicts: 0 });
+  const saved = loadDraft(storage, doc.key)!;
+  assert.equal(saved.text, 'Name: Jane Doe\n\nAmt 12.50');
+  assert.equal(saved.decoded, 'Narne: Jane Doe\n\nAmt 12.50');
+  assert.equal(saved.edited, true);
+});
+
+test('a decode that does not finish never replaces the text before it, not even across a reload', () => {
+  const storage = memoryStorage();
+  const { keeper } = keeperOn(storage);
+  keeper.open(doc, null);
+  decode(keeper, 'The whole finished page.');
+  // Stopped: the text from before comes back.
+  assert.equal((decode(keeper, 'The wh', false) as Draft).text, 'The whole finished page.');
+  assert.equal(loadDraft(storage, doc.key)!.text, 'The whole finished page.');
+
+  // Cut off by a reload mid-decode: the draft records the running decode beside the finished text.
+  keeper.beginDecode();
+  keeper.changed('The wh', false);
+  keeper.flush();
+  const cut = loadDraft(storage, doc.key)!;
+  assert.equal(cut.text, 'The whole finished page.');
+  assert.deepEqual(cut.running, { text: 'The wh', edited: false });
+  const after = keeperOn(storage);
+  const shown = after.keeper.open(doc, cut)!;
+  assert.equal(shown.text, 'The whole finished page.');
+  assert.equal(shown.partial, false);
+  assert.match(after.notices()[0]!.text, /A decode of scan\.png did not finish .*: the text from before it is shown/);
+  assert.equal(loadDraft(storage, doc.key)!.running, null);
+});
+
+test('a first decode cut off is kept as partial text, and said to be partial', () => {
+  const storage = memoryStorage();
+  const { keeper } = keeperOn(storage);
+  keeper.open(doc, null);
+  keeper.beginDecode();
+  keeper.changed('Half a pa', false);
+  keeper.flush();
+  const after = keeperOn(storage);
+  const shown = after.keeper.open(doc, loadDraft(storage, doc.key))!;
+  assert.equal(shown.text, 'Half a pa');
+  assert.equal(shown.partial, true);
+  assert.equal(after.reports.at(-1)!.partial, true);
+  assert.equal(listRecent(storage)[0]!.partial, true);
+  // Edits made to a stopped decode's text are set aside when the text from before comes back.
+  decode(after.keeper, 'Half a page, whole.');
+  after.keeper.beginDecode();
+  after.keeper.changed('Half, typed into', true);
+  assert.deepEqual((after.keeper.stopDecode() as Draft).setAside.map((v) => v.text), ['Half, typed into']);
 });
 
 test('a refused save is reported once, until saving works again; dropped decoded text is named', () => {

@@ -40,7 +40,7 @@ export function Welcome({ commands }: { commands: Commands }) {
                   {r.source.kind === 'sample'
                     ? <button className="link" onClick={() => void actions.openSample(r.source.name)}>{r.name}</button>
                     : <button className="link" onClick={() => commands.run('open')} title="Open the file again to continue with its saved text">{r.name}</button>}
-                  <span className="muted"> · {r.edited ? 'edited' : 'decoded'} {new Date(r.savedAt).toLocaleString()} · </span>
+                  <span className="muted"> · {r.edited ? 'edited' : 'decoded'}{r.partial ? ' (partial)' : ''} {new Date(r.savedAt).toLocaleString()} · </span>
                   <button className="link" onClick={() => actions.forgetRecent(r.key)} data-testid="forget"
                     title={r.edited ? 'Drop its saved text from this browser, your edits included' : 'Drop its saved decoded text from this browser'}>
                     forget

@@ -22,8 +22,9 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     const text = editorHandle.current?.getText();
     if (!doc || text === undefined) return;
     const name = exportName(doc.info.name);
+    const partial = store.getState().partial ? ' It holds partial text: its decode did not finish.' : '';
     if (transport.shell) {
-      if (await transport.shell.saveMarkdown(name, text)) store.setState({ notice: { kind: 'info', text: `Exported ${name}` } });
+      if (await transport.shell.saveMarkdown(name, text)) store.setState({ notice: { kind: 'info', text: `Exported ${name}.${partial}` } });
       return;
     }
     const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
@@ -32,6 +33,8 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     a.download = name;
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    // The browser saves it where its downloads go, without telling the page: say what was handed over.
+    store.setState({ notice: { kind: 'info', text: `Exported ${name} (${text.length.toLocaleString()} characters) to your browser's downloads.${partial}` } });
   };
 
   const run = (command: ShellCommand) => {

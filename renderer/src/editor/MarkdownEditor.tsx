@@ -1,12 +1,16 @@
 // The Markdown editor. It follows the token stream outside React (a store subscription feeding Monaco once
 // per frame), links the text under the pointer or selection to its tokens (for the page heatmap), and
 // reports every change of the text to the session, telling the user's own edits from the decode's, so the
-// draft knows when it holds edits.
+// draft knows when it holds edits. A saved text with its decode kept is shown by replaying the decode and
+// editing its text into the saved one word by word, so the words the user did not change keep their tokens'
+// tints, marks and heatmaps; the corrections merged into a new decode are applied the same way.
 import { useEffect, useRef } from 'react';
 import { useSession } from '../app/session-context';
 import { editorHandle } from './editor-handle';
 import { monaco } from './monaco';
 import { StreamMirror } from './stream-mirror';
+import { textEdits } from '../state/text-merge';
+import type { SessionState } from '../state/session-store';
 
 /**
  * The token stream reaches the editor at most this often. Monaco re-measures a line whenever its decorated
@@ -63,17 +67,41 @@ export function MarkdownEditor() {
     };
     const scheduleSync = () => { syncTimer ??= setTimeout(syncNow, STREAM_INTERVAL_MS); };
 
+    /** Turns the editor's text, when it is `from`, into `to` by word edits (else replaces it whole). */
+    const settle = (from: string, to: string) => mirrored(() => {
+      if (model.getValue() !== from) {
+        model.setValue(to);
+        return;
+      }
+      model.applyEdits(textEdits(from, to).map((e) => {
+        const start = model.getPositionAt(e.start);
+        const end = model.getPositionAt(e.end);
+        return { range: { startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column }, text: e.text };
+      }));
+    });
+
+    const load = (s: SessionState) => {
+      const draft = s.doc?.draft;
+      if (s.run && draft && draft.decoded !== null) {
+        mirrored(() => mirror.reset(s.run, ''));
+        syncNow();
+        settle(draft.decoded, draft.text);
+      } else {
+        mirrored(() => mirror.reset(s.run, draft?.text ?? ''));
+        syncNow();
+      }
+    };
+
     let lastDoc = state.doc;
     let lastRun = state.run;
-    mirrored(() => mirror.reset(state.run, state.doc?.draft?.text ?? ''));
-    syncNow();
+    load(state);
 
     // Follow the store without re-rendering: documents and runs reset the text, revisions stream tokens in.
     const unsubscribe = store.subscribe((s, prev) => {
       if (s.doc?.key !== lastDoc?.key || (s.doc?.draft && s.doc.draft !== lastDoc?.draft)) {
         lastDoc = s.doc;
         lastRun = s.run;
-        mirrored(() => mirror.reset(s.run, s.doc?.draft?.text ?? ''));
+        load(s);
       } else if (s.run !== lastRun) {
         lastRun = s.run;
         lastDoc = s.doc;
@@ -81,6 +109,10 @@ export function MarkdownEditor() {
       }
       if (s.run !== prev.run || (s.phase !== prev.phase && s.phase !== 'decoding')) syncNow();
       else if (s.revision !== prev.revision) scheduleSync();
+      if (s.settle && s.settle !== prev.settle) {
+        syncNow();
+        settle(s.settle.decoded, s.settle.text);
+      }
       if (s.theme !== prev.theme) monaco.editor.setTheme(s.theme === 'dark' ? 'saccade-dark' : 'saccade-light');
     });
 

@@ -3,6 +3,7 @@
 // them on their own schedule (per animation frame) through the `revision` the store bumps per batch.
 import type { RegionStats, RoundEvent, TokenEvent } from '../../../common/engine-types';
 import type { Box, LayoutRegion, ProgressEvent, SessionEvent } from '../../../common/protocol';
+import type { SavedRun } from './saved-runs';
 
 export interface RegionRecord {
   id: string;
@@ -61,6 +62,8 @@ export class DecodeRun {
   readonly lines = new Map<number, Box[]>();
   readonly timeline: TimelineRound[] = [];
   readonly editorOps: EditorOp[] = [];
+  /** Every event applied, in order: what is kept to rebuild the run when its document is opened again. */
+  readonly log: SessionEvent[] = [];
   progress: ProgressEvent | null = null;
   /** The region being decoded and its newest token: what the live heatmap follows. */
   live: TokenRef | null = null;
@@ -80,7 +83,21 @@ export class DecodeRun {
   constructor(public docId: string) {}
 
   apply(events: SessionEvent[]): void {
-    for (const e of events) this.applyOne(e);
+    for (const e of events) {
+      this.log.push(e);
+      this.applyOne(e);
+    }
+  }
+
+  /**
+   * A kept run rebuilt under its document's new id. Its events may name an older id too (a run resumed after
+   * an engine restart): all are its own.
+   */
+  static replay(saved: SavedRun, docId: string): DecodeRun {
+    const run = new DecodeRun(docId);
+    run.apply(saved.events.map((e) => ('docId' in e ? { ...e, docId } : e)));
+    run.live = null;
+    return run;
   }
 
   /**

@@ -1,8 +1,10 @@
 // Autosaved editor text, keyed by the document's content, so an edit survives a reload or a crash, plus the
 // list of recent documents the welcome view offers. Samples can be reopened from the engine by name; files
 // only by opening them again (their bytes are not kept). Text the user edited is never dropped to make
-// room: only decoded text is, which decoding again brings back, and the caller is told which.
+// room: only decoded text is, which decoding again brings back, and the caller is told which. The decode
+// behind a text (its events, for the checking aids) is kept apart, in saved-runs.ts.
 import { readJson, writeJson, type KeyValueStore } from './persisted';
+import { forgetRun } from './saved-runs';
 
 export type DocumentSource = { kind: 'sample'; name: string } | { kind: 'file'; name: string };
 
@@ -16,9 +18,16 @@ export interface Draft {
   key: string;
   name: string;
   source: DocumentSource;
+  /** What the editor shows when the document is opened again. */
   text: string;
   /** The text holds the user's changes, not only what the model decoded. */
   edited: boolean;
+  /** What the last decode that finished wrote: the text the user's corrections are merged against. */
+  decoded: string | null;
+  /** The text is what a decode that did not finish left, there being no finished text to keep. */
+  partial: boolean;
+  /** A decode under way: its text so far, kept beside `text`, which it replaces only once it finishes. */
+  running: { text: string; edited: boolean } | null;
   savedAt: number;
   /** Newest first. */
   setAside: SetAsideText[];
@@ -31,6 +40,8 @@ export interface RecentEntry {
   savedAt: number;
   /** Its text or a set-aside one holds the user's changes, so it is never dropped to make room. */
   edited: boolean;
+  /** Its text is what a decode that did not finish left. */
+  partial: boolean;
 }
 
 export interface SaveOutcome {
@@ -65,14 +76,18 @@ export function loadDraft(storage: KeyValueStore | null, key: string): Draft | n
   const d = readJson<Partial<Draft> | null>(storage, draftKey(key), null);
   if (!d || typeof d.text !== 'string') return null;
   const setAside = Array.isArray(d.setAside) ? d.setAside.filter((v) => v && typeof v.text === 'string') : [];
-  return { ...d, edited: d.edited !== false, setAside } as Draft;
+  const running = d.running && typeof d.running.text === 'string' ? { text: d.running.text, edited: d.running.edited === true } : null;
+  return {
+    ...d, edited: d.edited !== false, setAside, running,
+    decoded: typeof d.decoded === 'string' ? d.decoded : null, partial: d.partial === true,
+  } as Draft;
 }
 
 export function listRecent(storage: KeyValueStore | null): RecentEntry[] {
   const list = readJson<unknown>(storage, RECENT_KEY, []);
   if (!Array.isArray(list)) return [];
   return list.filter((r) => r && typeof r.key === 'string' && typeof r.name === 'string')
-    .map((r: RecentEntry) => ({ ...r, edited: r.edited !== false }));
+    .map((r: RecentEntry) => ({ ...r, edited: r.edited !== false, partial: r.partial === true }));
 }
 
 export function saveDraft(storage: KeyValueStore | null, draft: Draft): SaveOutcome {
@@ -81,7 +96,7 @@ export function saveDraft(storage: KeyValueStore | null, draft: Draft): SaveOutc
   const recent = listRecent(storage);
   const entry: RecentEntry = {
     key: draft.key, name: draft.name, source: draft.source, savedAt: draft.savedAt,
-    edited: draft.edited || draft.setAside.length > 0,
+    edited: draft.edited || draft.setAside.length > 0 || draft.running?.edited === true, partial: draft.partial,
   };
   const kept = [entry, ...recent.filter((r) => r.key !== draft.key)];
   const dropped: RecentEntry[] = [];
@@ -90,12 +105,17 @@ export function saveDraft(storage: KeyValueStore | null, draft: Draft): SaveOutc
     if (!kept[i]!.edited) dropped.push(...kept.splice(i, 1));
   }
   if (!writeJson(storage, RECENT_KEY, kept)) return refused;
-  for (const d of dropped) storage?.removeItem(draftKey(d.key));
+  for (const d of dropped) forgetDocument(storage, d.key);
   const added = !recent.some((r) => r.key === draft.key);
   return { saved: true, dropped, crowded: added && kept.length > MAX_RECENT ? kept.length : null };
 }
 
 export function forgetDraft(storage: KeyValueStore | null, key: string): void {
-  storage?.removeItem(draftKey(key));
+  forgetDocument(storage, key);
   writeJson(storage, RECENT_KEY, listRecent(storage).filter((r) => r.key !== key));
+}
+
+function forgetDocument(storage: KeyValueStore | null, key: string): void {
+  storage?.removeItem(draftKey(key));
+  forgetRun(storage, key);
 }

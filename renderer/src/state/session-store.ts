@@ -13,6 +13,7 @@ import { DraftKeeper, type DraftNotice } from './draft-keeper';
 import { documentKey, forgetDraft, listRecent, loadDraft, type Draft, type DocumentSource, type RecentEntry, type SetAsideText } from './drafts';
 import type { KeyValueStore } from './persisted';
 import { readJson, writeJson } from './persisted';
+import { loadRun, saveRun } from './saved-runs';
 
 export type Phase = 'idle' | 'opening' | 'decoding' | 'done' | 'cancelled' | 'failed' | 'crashed';
 export type Theme = 'dark' | 'light';
@@ -23,10 +24,17 @@ export interface OpenedDoc {
   bytes: Uint8Array;
   key: string;
   /**
-   * The saved text the editor starts from: the draft found when the document was opened, or a set-aside text
-   * the user restored; null once a decode replaces the text.
+   * The saved text the editor starts from: the draft found when the document was opened, a set-aside text
+   * the user restored, or the text from before a decode that stopped early; null while a decode writes.
+   * With a run beside it, the editor replays the run and corrects its text into the draft's.
    */
   draft: Draft | null;
+}
+
+/** The editor's text, once a decode finished, made into `text` by word edits that keep the tokens' links. */
+export interface Settle {
+  decoded: string;
+  text: string;
 }
 
 export interface Overlays {
@@ -50,6 +58,14 @@ export interface SessionState {
   notice: { kind: 'error' | 'info'; text: string } | null;
   /** Edited texts of the open document that decoding again replaced, newest first: restorable. */
   setAside: SetAsideText[];
+  /** The document's text holds the user's changes: decoding again asks first. */
+  edited: boolean;
+  /** The document's text is what a decode that did not finish left. */
+  partial: boolean;
+  /** "Decode again" waits for the user to confirm, the text holding their edits. */
+  confirmingDecode: boolean;
+  /** The user's corrections merged into the decode that just finished, for the editor to apply. */
+  settle: Settle | null;
   /** What saving the text did that the user must know (storage refused it, other text was dropped). */
   draftNotice: DraftNotice | null;
   crashReason: string | null;
@@ -73,7 +89,9 @@ export interface SessionActions {
   connect(): Promise<void>;
   openSample(name: string): Promise<void>;
   openFile(name: string, bytes: Uint8Array): Promise<void>;
-  decode(): Promise<void>;
+  /** Decodes the document; over an edited text, only once the user confirmed (`confirmed`). */
+  decode(confirmed?: boolean): Promise<void>;
+  dismissDecodeConfirm(): void;
   cancel(): Promise<void>;
   /** Loads another model folder (null: the embedded one) in the engine; a failure keeps the current model. */
   switchModel(dir: string | null): Promise<void>;
@@ -118,6 +136,10 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     phase: 'idle',
     notice: null,
     setAside: [],
+    edited: false,
+    partial: false,
+    confirmingDecode: false,
+    settle: null,
     draftNotice: null,
     crashReason: null,
     settings: loadSettings(storage),
@@ -132,7 +154,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     engineLostDocument: false,
   }));
 
-  const keeper = new DraftKeeper(storage, ({ setAside, notice }) => store.setState(notice ? { setAside, draftNotice: notice } : { setAside }));
+  const keeper = new DraftKeeper(storage, ({ notice, ...kept }) => store.setState(notice ? { ...kept, draftNotice: notice } : kept));
 
   let queued: EventBatch[] = [];
   let flushPending = false;
@@ -177,14 +199,40 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     const key = documentKey(info.name, bytes);
     const previous = store.getState().doc;
     if (previous && previous.info.docId !== info.docId) void transport.request('closeDocument', { docId: previous.info.docId }).catch(() => undefined);
-    const draft = loadDraft(storage, key);
-    keeper.open({ key, name: info.name, source }, draft);
+    const draft = keeper.open({ key, name: info.name, source }, loadDraft(storage, key));
+    const run = savedRunFor(draft, info.docId);
     store.setState({
-      doc: { info, source, bytes, key, draft }, setAside: draft?.setAside ?? [], run: null, phase: 'idle', focus: null, selectedRound: null,
-      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false,
+      doc: { info, source, bytes, key, draft }, run, phase: run ? 'done' : 'idle', focus: null, selectedRound: null,
+      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false, settle: null, confirmingDecode: false,
     });
     transport.shell?.documentChanged(info.name);
     return draft;
+  };
+
+  /** The finished decode behind a draft's text, replayed, for its checking aids; null where none is kept. */
+  const savedRunFor = (draft: Draft | null, docId: string): DecodeRun | null => {
+    if (!draft || draft.decoded === null || draft.partial) return null;
+    const saved = loadRun(storage, draft.key);
+    return saved && DecodeRun.replay(saved, docId);
+  };
+
+  /** A decode ended: finished, its text (with the user's corrections) becomes the document's; else the text from before comes back. */
+  const endDecode = (run: DecodeRun, finished: boolean) => {
+    const doc = store.getState().doc;
+    if (!doc) return;
+    if (finished) {
+      const result = keeper.finishDecode();
+      if (!result) return;
+      saveRun(storage, doc.key, run.docId, run.log);
+      if (result.text !== result.decoded) store.setState({ settle: { decoded: result.decoded, text: result.text } });
+      if (result.conflicts > 0) {
+        store.setState({ notice: { kind: 'info', text: `Your corrections are kept in the new text, ${result.conflicts} of them where the new decode read the words differently (your edited text is also set aside).` } });
+      }
+      return;
+    }
+    const before = keeper.stopDecode();
+    if (!before) return;
+    store.setState({ doc: { ...doc, draft: before }, run: savedRunFor(before, doc.info.docId), focus: null, selectedRound: null });
   };
 
   /**
@@ -207,7 +255,12 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       const result = await transport.request('decode', { docId: run.docId, pages, options: toDecodeOptions(settings) });
       flush();
       if (store.getState().run !== run) return;
+      // The editor takes the last tokens in as the phase changes, before the keeper takes the decode's text.
       store.setState({ phase: result.cancelled ? 'cancelled' : 'done' });
+      endDecode(run, !result.cancelled);
+      if (result.cancelled && store.getState().run !== run) {
+        store.setState({ phase: store.getState().run ? 'done' : 'idle', notice: { kind: 'info', text: 'Decoding was cancelled: the text from before it is back.' } });
+      }
       const tokensPerSecond = run.tokensPerSecond;
       if (!result.cancelled && settings.mode === 'ar' && tokensPerSecond !== null && engine.model && engine.info) {
         writeJson(storage, baselineKey(engine.model.name, engine.info.backend), tokensPerSecond);
@@ -218,7 +271,9 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (store.getState().run !== run) return;
       if (store.getState().phase === 'crashed') return;
       // A crash event that is still on its way turns this into 'crashed' when it is applied.
-      store.setState({ phase: 'failed', notice: { kind: 'error', text: `Decoding failed: ${message(err)}` } });
+      store.setState({ phase: 'failed' });
+      endDecode(run, false);
+      store.setState({ notice: { kind: 'error', text: `Decoding failed: ${message(err)}${store.getState().run !== run ? '; the text from before it is back' : ''}` } });
     }
   };
 
@@ -266,9 +321,15 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       }
     },
 
-    async decode() {
+    async decode(confirmed = false) {
       const { doc, phase, engineLostDocument } = store.getState();
       if (!doc || phase === 'decoding') return;
+      keeper.flush();
+      if (keeper.isEdited && !confirmed) {
+        store.setState({ confirmingDecode: true });
+        return;
+      }
+      store.setState({ confirmingDecode: false });
       let docId = doc.info.docId;
       if (engineLostDocument) {
         try {
@@ -278,10 +339,15 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
           return;
         }
       }
-      // Decoding again replaces the text; an edited one is set aside first, restorable from its banner.
-      keeper.replaceForDecode();
-      store.setState({ doc: { ...doc, draft: null, info: { ...doc.info, docId } }, engineLostDocument: false });
+      // The decode writes beside the text, which it replaces only once it finishes (an edited one is also set
+      // aside, restorable from its banner).
+      keeper.beginDecode();
+      store.setState({ doc: { ...doc, draft: null, info: { ...doc.info, docId } }, engineLostDocument: false, settle: null });
       await runDecode(new DecodeRun(docId), null);
+    },
+
+    dismissDecodeConfirm() {
+      store.setState({ confirmingDecode: false });
     },
 
     async cancel() {
@@ -326,7 +392,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         const docId = await reopen(doc);
         store.setState({ doc: { ...doc, info: { ...doc.info, docId } }, engineLostDocument: false });
         if (!run) {
-          keeper.replaceForDecode();
+          keeper.beginDecode();
           await runDecode(new DecodeRun(docId), null);
           return;
         }
@@ -344,7 +410,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (phase === 'decoding') await actions.cancel();
       void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
       keeper.close();
-      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, setAside: [], recent: listRecent(storage) });
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, setAside: [], edited: false, partial: false, settle: null, recent: listRecent(storage) });
       transport.shell?.documentChanged(null);
     },
 
@@ -386,7 +452,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (!doc || phase === 'decoding' || phase === 'opening') return;
       const draft = keeper.restore();
       // The restored text is not the run's output, so the run goes with the text it decoded.
-      if (draft) store.setState({ doc: { ...doc, draft }, run: null, phase: 'idle', focus: null, selectedRound: null, crashReason: null });
+      if (draft) store.setState({ doc: { ...doc, draft }, run: null, phase: 'idle', focus: null, selectedRound: null, crashReason: null, settle: null });
     },
 
     discardSetAside() {
