@@ -42,6 +42,9 @@ export function buildMenu(a: MenuActions): Menu {
       submenu: [
         { label: 'Decode Document', accelerator: 'CmdOrCtrl+Enter', click: send('decode') },
         { label: 'Cancel Decoding', click: send('cancel') },
+        { type: 'separator' },
+        { label: 'Next Word to Check', accelerator: 'F8', click: send('next-check') },
+        { label: 'Previous Word to Check', accelerator: 'Shift+F8', click: send('previous-check') },
       ],
     },
     {

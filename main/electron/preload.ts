@@ -6,7 +6,7 @@ import { checkServerMessage, REQUEST_NAMES, type EventBatch, type RequestName } 
 
 type Listener = (batch: EventBatch) => void;
 const MENU_COMMANDS = new Set(['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme', 'toggle-boxes',
-  'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit']);
+  'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit', 'next-check', 'previous-check']);
 
 let port: MessagePort | null = null;
 let nextId = 1;

@@ -10,6 +10,7 @@ import { SetAsideBanner } from './app/SetAsideBanner';
 import { Toolbar } from './app/Toolbar';
 import { Welcome } from './app/Welcome';
 import { DocumentPane } from './document/DocumentPane';
+import { CheckNavigator } from './editor/CheckNavigator';
 import { MarkdownEditor } from './editor/MarkdownEditor';
 import { ProgressStrip } from './panels/ProgressStrip';
 import { RoundDetail } from './panels/RoundDetail';
@@ -55,7 +56,7 @@ function Workspace() {
     <main className="workspace" data-testid="workspace">
       <DocumentPane />
       <section className="editor-pane">
-        <header className="pane-header"><span className="pane-title">Markdown</span><span className="spacer" /><TintLegend /></header>
+        <header className="pane-header"><span className="pane-title">Markdown</span><CheckNavigator /><span className="spacer" /><TintLegend /></header>
         <ProgressStrip />
         <MarkdownEditor />
       </section>

@@ -99,7 +99,11 @@ function fixationAt(grid: { rows: number; cols: number }, row: number, col: numb
   return { indices: kept.map(([i]) => i), weights: kept.map(([, w]) => w / total) };
 }
 
-export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string } = {}): SyntheticDecode {
+/**
+ * `pages` repeats the sample page (region ids p1-r0, p2-r0, ...), each page laid out and decoded in turn, as
+ * the session does a PDF's.
+ */
+export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number } = {}): SyntheticDecode {
   const docId = options.docId ?? 'synthetic-doc';
   const blockSize = options.blockSize ?? 8;
   const rand = random(options.seed ?? 7);
@@ -114,12 +118,21 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     }
     return id;
   };
-  const doc: DocumentInfo = { docId, name: options.name ?? 'sample-report.png', format: 'png', pages: [{ index: 0, ...PAGE }] };
-  const layout: LayoutRegion[] = SAMPLE_REGIONS.map((r, i) => ({ id: r.id, page: 0, kind: r.kind, box: r.box, order: i }));
-  const batches: SessionEvent[][] = [[{ type: 'page_layout', docId, page: 0, regions: layout, lines: [] }]];
+  const pageCount = options.pages ?? 1;
+  const doc: DocumentInfo = {
+    docId, name: options.name ?? 'sample-report.png', format: 'png', pages: Array.from({ length: pageCount }, (_, index) => ({ index, ...PAGE })),
+  };
+  const batches: SessionEvent[][] = [];
+  const regions = Array.from({ length: pageCount }, (_, page) => SAMPLE_REGIONS.map((r) => ({ ...r, id: r.id.replace(/^p0-/, `p${page}-`) }))).flat();
   let elapsedMs = 0;
 
-  SAMPLE_REGIONS.forEach((region, regionIndex) => {
+  regions.forEach((region, n) => {
+    const regionIndex = n % SAMPLE_REGIONS.length;
+    const page = Math.floor(n / SAMPLE_REGIONS.length);
+    if (regionIndex === 0) {
+      const layout: LayoutRegion[] = SAMPLE_REGIONS.map((r, i) => ({ id: regions[n + i]!.id, page, kind: r.kind, box: r.box, order: i }));
+      batches.push([{ type: 'page_layout', docId, page, regions: layout, lines: [] }]);
+    }
     const w = region.box.x1 - region.box.x0;
     const h = region.box.y1 - region.box.y0;
     const grid = { rows: Math.max(2, Math.round(h / 16)), cols: Math.max(2, Math.round(w / 16)) };
@@ -212,12 +225,12 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       committed: pieces.length + retractedTokens,
     };
     elapsedMs += decodeMs + 20;
-    const done = regionIndex + 1;
+    const done = n + 1;
     batches.push([
       ...(region.unsure ?? []).map((u): SessionEvent => ({ type: 'unsure_line', docId, regionId: region.id, ...u })),
       { type: 'region_end', regionId: region.id, text: text + (region.tail ?? ''), stats, ...(region.tail ? { tail: region.tail } : {}) },
-      { type: 'progress', docId, regionsDone: done, regionsTotal: SAMPLE_REGIONS.length, elapsedMs, remainingMs: (elapsedMs / done) * (SAMPLE_REGIONS.length - done) },
+      { type: 'progress', docId, regionsDone: done, regionsTotal: regions.length, elapsedMs, remainingMs: (elapsedMs / done) * (regions.length - done) },
     ]);
   });
-  return { doc, regions: SAMPLE_REGIONS, batches, vocab };
+  return { doc, regions, batches, vocab };
 }

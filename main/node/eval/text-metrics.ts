@@ -78,6 +78,8 @@ export function normalisedEditDistance<T>(a: readonly T[], b: readonly T[]): num
  */
 export function markdownPlainText(md: string): string {
   return md
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/^\s*---\s*$/gm, ' ')
     .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .replace(/<\/(td|th)>/gi, ' ')
     .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?\/?>/g, ' ')

@@ -52,6 +52,8 @@ export function createCommands(session: Session, transport: Transport, pickFile:
       case 'zoom-in': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) * 1.25);
       case 'zoom-out': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) / 1.25);
       case 'zoom-fit': return actions.setZoom('fit');
+      case 'next-check': return editorHandle.current?.revealCheck(1);
+      case 'previous-check': return editorHandle.current?.revealCheck(-1);
     }
   };
 
@@ -64,6 +66,7 @@ export type Commands = ReturnType<typeof createCommands>;
 export function shortcutFor(e: KeyboardEvent): ShellCommand | null {
   const mod = e.ctrlKey || e.metaKey;
   if (e.key === 'Escape' && !mod) return 'cancel';
+  if (e.key === 'F8' && !mod && !e.altKey) return e.shiftKey ? 'previous-check' : 'next-check';
   if (!mod) return null;
   const key = e.key.toLowerCase();
   if (key === 'o' && !e.shiftKey) return 'open';

@@ -67,6 +67,15 @@ export function DocumentPane() {
   const fit = Math.min((viewport.w - 32) / page.width, (viewport.h - 32) / page.height);
   const scale = zoom === 'fit' ? Math.max(0.05, fit) : zoom;
 
+  // Tokens the user asked to see are scrolled into the middle of the view.
+  const spotlight = useSessionState((s) => s.spotlight);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || !spotlight || spotlight.page !== pageIndex) return;
+    const { box } = spotlight;
+    el.scrollTo({ left: ((box.x0 + box.x1) / 2) * scale - el.clientWidth / 2, top: ((box.y0 + box.y1) / 2) * scale - el.clientHeight / 2 });
+  }, [spotlight, pageIndex, scale]);
+
   useEffect(() => {
     const el = scroller.current!;
     const wheel = (e: WheelEvent) => {
@@ -100,7 +109,7 @@ export function DocumentPane() {
         {pages > 1 && (
           <span className="page-nav">
             <button className="icon" title="Previous page" disabled={pageIndex === 0} onClick={() => store.setState({ page: pageIndex - 1 })}>‹</button>
-            <span>{pageIndex + 1} / {pages}</span>
+            <span data-testid="page-number">{pageIndex + 1} / {pages}</span>
             <button className="icon" title="Next page" disabled={pageIndex >= pages - 1} onClick={() => store.setState({ page: pageIndex + 1 })}>›</button>
           </span>
         )}

@@ -1,7 +1,8 @@
 // The layout regions of the page as boxes coloured by kind: pending ones dashed, the one being decoded bold and
 // labelled, finished ones solid, and the text lines the detector found inside them as thin outlines. Clicking
 // a box jumps to its text in the editor. Lines whose readings were too unsure to keep are marked on top, with
-// what the model guessed, for the user to check and type.
+// what the model guessed, for the user to check and type. Tokens the user asked to see (a picked round, a word
+// to check) are outlined where they were read.
 import { useSessionState, useSession } from '../app/session-context';
 import { editorHandle } from '../editor/editor-handle';
 import { REGION_COLORS } from './region-colors';
@@ -14,6 +15,7 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
     return s.run.pageRegions(s.page).map((r) => `${r.id}:${r.status}:${r.unsure.length}`).join('|');
   });
   const selected = useSessionState((s) => s.selectedRegion);
+  const spotlight = useSessionState((s) => (s.spotlight?.page === s.page ? s.spotlight.box : null));
   const run = useSessionState((s) => s.run);
   const page = useSessionState((s) => s.page);
   if (!run || !signature) return null;
@@ -43,6 +45,10 @@ export function RegionBoxes({ width, height, scale }: { width: number; height: n
           </g>
         );
       })}
+      {spotlight && (
+        <rect className="spotlight" data-testid="spotlight" x={spotlight.x0 - 3 / scale} y={spotlight.y0 - 3 / scale}
+          width={spotlight.x1 - spotlight.x0 + 6 / scale} height={spotlight.y1 - spotlight.y0 + 6 / scale} strokeWidth={2 / scale} />
+      )}
       {regions.flatMap((r) => r.unsure.map((u, i) => (
         <rect key={`${r.id}/unsure/${i}`} className="unsure-line" data-unsure={r.id} x={u.box.x0} y={u.box.y0}
           width={u.box.x1 - u.box.x0} height={u.box.y1 - u.box.y0} strokeWidth={1.5 / scale}>

@@ -3,7 +3,8 @@
 // reports every change of the text to the session, telling the user's own edits from the decode's, so the
 // draft knows when it holds edits. A saved text with its decode kept is shown by replaying the decode and
 // editing its text into the saved one word by word, so the words the user did not change keep their tokens'
-// tints, marks and heatmaps; the corrections merged into a new decode are applied the same way.
+// tints, marks and heatmaps; the corrections merged into a new decode are applied the same way. It also
+// walks the words to check (F8), shows what a picked round wrote, and goes to the page the user chose.
 import { useEffect, useRef } from 'react';
 import { useSession } from '../app/session-context';
 import { editorHandle } from './editor-handle';
@@ -60,10 +61,16 @@ export function MarkdownEditor() {
       }
     };
     let syncTimer: ReturnType<typeof setTimeout> | null = null;
+    const countToCheck = () => {
+      const count = mirror.wordsToCheck().length;
+      const { toCheck } = store.getState();
+      if (count !== toCheck.count) store.setState({ toCheck: { count, at: null } });
+    };
     const syncNow = () => {
       if (syncTimer) clearTimeout(syncTimer);
       syncTimer = null;
       mirrored(() => mirror.sync());
+      countToCheck();
     };
     const scheduleSync = () => { syncTimer ??= setTimeout(syncNow, STREAM_INTERVAL_MS); };
 
@@ -113,10 +120,33 @@ export function MarkdownEditor() {
         syncNow();
         settle(s.settle.decoded, s.settle.text);
       }
+      if (s.spotlight !== prev.spotlight) showSpotlight(s);
+      else if (s.page !== prev.page && s.run) revealPage(s);
       if (s.theme !== prev.theme) monaco.editor.setTheme(s.theme === 'dark' ? 'saccade-dark' : 'saccade-light');
     });
 
-    const contentListener = model.onDidChangeContent(() => actions.editorChanged(model.getValue(), !mirroring));
+    let spotlightDecorations: string[] = [];
+    const showSpotlight = (s: SessionState) => {
+      const ranges = s.spotlight ? mirror.tokenRanges(s.spotlight.tokens) : [];
+      spotlightDecorations = model.deltaDecorations(spotlightDecorations, ranges.map((range) => ({ range, options: { inlineClassName: 'tok-spotlight' } })));
+      if (ranges[0]) editor.revealRangeInCenterIfOutsideViewport(ranges[0]);
+    };
+    /** The chosen page's text, from its first region in reading order that is in the text. */
+    const revealPage = (s: SessionState) => {
+      for (const region of s.run!.pageRegions(s.page)) {
+        const range = mirror.regionRange(region.id);
+        if (range) {
+          editor.revealRangeNearTop(range);
+          return;
+        }
+      }
+    };
+
+    let countTimer: ReturnType<typeof setTimeout> | null = null;
+    const contentListener = model.onDidChangeContent(() => {
+      actions.editorChanged(model.getValue(), !mirroring);
+      if (!mirroring) countTimer ??= setTimeout(() => { countTimer = null; countToCheck(); }, 300);
+    });
 
     const pointAt = (position: monaco.IPosition | null | undefined) => {
       if (!position) return [];
@@ -159,10 +189,26 @@ export function MarkdownEditor() {
         editor.focus();
       },
       focus: () => editor.focus(),
+      revealCheck: (direction) => {
+        const words = mirror.wordsToCheck();
+        if (words.length === 0) return;
+        const selection = editor.getSelection();
+        const at = selection ? model.getOffsetAt(selection.getStartPosition()) : 0;
+        const index = direction === 1
+          ? Math.max(0, words.findIndex((w) => w.start > at))
+          : (words.findLastIndex((w) => w.start < at) + words.length) % words.length;
+        const word = words[index]!;
+        editor.setSelection(word.range);
+        editor.revealRangeInCenterIfOutsideViewport(word.range);
+        editor.focus();
+        store.setState({ toCheck: { count: words.length, at: index + 1 } });
+        actions.spotlight(mirror.tokensIn(word.range));
+      },
     };
 
     return () => {
       if (syncTimer) clearTimeout(syncTimer);
+      if (countTimer) clearTimeout(countTimer);
       actions.flushDraft();
       editorHandle.current = null;
       unsubscribe();

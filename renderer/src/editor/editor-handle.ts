@@ -2,6 +2,8 @@
 export interface EditorHandle {
   getText(): string;
   revealRegion(regionId: string): void;
+  /** Selects the next (1) or previous (-1) word to check after the cursor, and shows it on the page. */
+  revealCheck(direction: 1 | -1): void;
   focus(): void;
 }
 

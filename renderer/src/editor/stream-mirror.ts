@@ -1,11 +1,20 @@
 // Mirrors a decode run into the Monaco model: region text streams in at the end of its region, each token
 // carries a decoration tinted by how it was committed (and marked when it is one to check, token-style.ts),
 // and decorations move with the user's edits, so a token stays linked to its fixation wherever the text
-// around it changes. One edit per region per frame.
+// around it changes. One edit per region per frame. A page's first region is preceded by the page break
+// every Markdown export uses.
+import { CHECK_BELOW } from '../../../common/confidence';
+import { pageBreak } from '../../../common/markdown-pages';
 import type { monaco } from './monaco';
 import type { DecodeRun, TokenRef } from '../state/decode-run';
 import { regionPrefix, regionSuffix } from '../state/markdown-layout';
 import { tokenClass, tokenHover } from './token-style';
+
+/** A word the model was unsure of, as it stands in the editor's text now. */
+export interface WordToCheck {
+  range: Range;
+  start: number;
+}
 
 type Model = monaco.editor.ITextModel;
 type Range = monaco.IRange;
@@ -24,6 +33,7 @@ export class StreamMirror {
   private readonly tokenDecorations = new Map<string, string[]>();
   private readonly tokenByDecoration = new Map<string, TokenRef>();
   private readonly regionByDecoration = new Map<string, string>();
+  private readonly pagesBroken = new Set<number>();
 
   constructor(private readonly model: Model) {}
 
@@ -38,6 +48,7 @@ export class StreamMirror {
     this.tokenDecorations.clear();
     this.tokenByDecoration.clear();
     this.regionByDecoration.clear();
+    this.pagesBroken.clear();
     this.model.setValue(text);
     this.run = run;
     this.cursor = 0;
@@ -66,6 +77,11 @@ export class StreamMirror {
       flushTokens();
       const region = run.regions.get(op.regionId);
       if (op.op === 'open') {
+        const page = region?.page ?? 0;
+        if (page > 0 && !this.pagesBroken.has(page)) {
+          this.pagesBroken.add(page);
+          this.insert(this.end(), (this.model.getValueLength() === 0 ? '' : '\n\n') + pageBreak(page));
+        }
         const first = this.model.getValueLength() === 0;
         this.openRegion(op.regionId, regionPrefix(region?.kind ?? 'text', first));
       } else if (op.op === 'retract') {
@@ -99,6 +115,54 @@ export class StreamMirror {
   regionRange(regionId: string): Range | null {
     const id = this.regionDecoration.get(regionId);
     return id ? this.model.getDecorationRange(id) : null;
+  }
+
+  /** Where tokens stand in the text now (those the user deleted have none). */
+  tokenRanges(refs: readonly TokenRef[]): Range[] {
+    const wanted = new Set(refs.map((r) => `${r.regionId}/${r.index}`));
+    const ranges: Range[] = [];
+    for (const [id, ref] of this.tokenByDecoration) {
+      if (!wanted.has(`${ref.regionId}/${ref.index}`)) continue;
+      const range = this.model.getDecorationRange(id);
+      if (range && !isEmpty(range)) ranges.push(range);
+    }
+    return ranges;
+  }
+
+  /**
+   * The words holding a token the model gave a probability under CHECK_BELOW, in the order of the text (the
+   * reading order, page after page), each the whole word around its tokens. A token the user typed over is
+   * gone from them.
+   */
+  wordsToCheck(): WordToCheck[] {
+    const run = this.run;
+    if (!run) return [];
+    const words: WordToCheck[] = [];
+    const text = this.model.getValue();
+    for (const [id, ref] of this.tokenByDecoration) {
+      const token = run.token(ref);
+      if (!token || token.arProb >= CHECK_BELOW) continue;
+      const range = this.model.getDecorationRange(id);
+      if (!range || isEmpty(range)) continue;
+      const word = this.wordAround(range, text);
+      if (word) words.push(word);
+    }
+    words.sort((a, b) => a.start - b.start);
+    return words.filter((w, i) => i === 0 || w.start !== words[i - 1]!.start);
+  }
+
+  /** The whitespace-delimited word around a range; null when the range holds only whitespace. */
+  private wordAround(range: Range, text: string): WordToCheck | null {
+    let start = this.model.getOffsetAt({ lineNumber: range.startLineNumber, column: range.startColumn });
+    let end = this.model.getOffsetAt({ lineNumber: range.endLineNumber, column: range.endColumn });
+    while (start < end && /\s/.test(text[start]!)) start++;
+    while (end > start && /\s/.test(text[end - 1]!)) end--;
+    if (start === end) return null;
+    while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
+    while (end < text.length && !/\s/.test(text[end]!)) end++;
+    const s = this.model.getPositionAt(start);
+    const e = this.model.getPositionAt(end);
+    return { range: { startLineNumber: s.lineNumber, startColumn: s.column, endLineNumber: e.lineNumber, endColumn: e.column }, start };
   }
 
   private end(): monaco.IPosition {
@@ -193,4 +257,8 @@ export class StreamMirror {
     this.regionDecoration.delete(regionId);
     this.tokenDecorations.delete(regionId);
   }
+}
+
+function isEmpty(range: Range): boolean {
+  return range.startLineNumber === range.endLineNumber && range.startColumn === range.endColumn;
 }

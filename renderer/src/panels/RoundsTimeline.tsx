@@ -1,6 +1,7 @@
 // The rounds timeline: one bar per draft/verify round, its height the tokens the round committed against
 // the block size it drafted (the outline), coloured by region kind, with the running tokens per forward as a
-// line. Hovering a bar shows that round in detail. Drawn on a canvas: hundreds of rounds, redrawn per frame.
+// line. Hovering a bar shows that round in detail; clicking one keeps it there and shows what it wrote in the
+// editor and on the page. Drawn on a canvas: hundreds of rounds, redrawn per frame.
 import { useEffect, useRef } from 'react';
 import { useSession } from '../app/session-context';
 import { REGION_COLORS } from '../document/region-colors';
@@ -50,7 +51,7 @@ function draw(canvas: HTMLCanvasElement, s: SessionState): void {
   }
   const slot = plotW / timeline.length;
   const barW = Math.max(1, slot * 0.78);
-  const selected = s.selectedRound ?? timeline.length - 1;
+  const selected = s.hoveredRound ?? s.selectedRound ?? timeline.length - 1;
   timeline.forEach((r, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
     const kind = s.run!.regions.get(r.regionId)?.kind ?? 'text';
@@ -91,7 +92,7 @@ function draw(canvas: HTMLCanvasElement, s: SessionState): void {
 }
 
 export function RoundsTimeline() {
-  const { store } = useSession();
+  const { store, actions } = useSession();
   const ref = useRef<HTMLCanvasElement>(null);
 
   useEffect(() => {
@@ -106,19 +107,20 @@ export function RoundsTimeline() {
     const request = () => { if (!frame) frame = requestAnimationFrame(render); };
     render();
     const unsubscribe = store.subscribe((s, prev) => {
-      if (s.revision !== prev.revision || s.selectedRound !== prev.selectedRound || s.run !== prev.run || s.theme !== prev.theme) request();
+      if (s.revision !== prev.revision || s.selectedRound !== prev.selectedRound || s.hoveredRound !== prev.hoveredRound
+        || s.run !== prev.run || s.theme !== prev.theme) request();
     });
     const observer = new ResizeObserver(request);
     observer.observe(canvas);
     return () => { unsubscribe(); observer.disconnect(); if (frame) cancelAnimationFrame(frame); };
   }, [store]);
 
-  const pick = (e: React.PointerEvent<HTMLCanvasElement>) => {
+  const roundAt = (e: React.MouseEvent<HTMLCanvasElement>): number | null => {
     const timeline = store.getState().run?.timeline ?? [];
-    if (!timeline.length) return;
+    if (!timeline.length) return null;
     const rect = e.currentTarget.getBoundingClientRect();
     const i = Math.floor(((e.clientX - rect.left - PAD.left) / (rect.width - PAD.left - PAD.right)) * timeline.length);
-    store.setState({ selectedRound: Math.max(0, Math.min(timeline.length - 1, i)) });
+    return Math.max(0, Math.min(timeline.length - 1, i));
   };
 
   return (
@@ -127,8 +129,10 @@ export function RoundsTimeline() {
         <span>Rounds</span>
         <span className="legend"><i className="swatch block" />block size + 1 <i className="swatch committed" />committed <i className="swatch line" />tokens / forward</span>
       </header>
-      <canvas ref={ref} className="timeline-canvas" data-testid="timeline" onPointerMove={pick}
-        onPointerLeave={() => store.setState({ selectedRound: null })} />
+      <canvas ref={ref} className="timeline-canvas" data-testid="timeline"
+        onPointerMove={(e) => store.setState({ hoveredRound: roundAt(e) })}
+        onPointerLeave={() => store.setState({ hoveredRound: null })}
+        onClick={(e) => { const i = roundAt(e); if (i !== null) actions.pickRound(i); }} />
     </section>
   );
 }

@@ -9,7 +9,7 @@ export function useFrameRevision(): number {
   useEffect(() => {
     let frame = 0;
     const unsubscribe = store.subscribe((s, prev) => {
-      if (s.revision === prev.revision && s.run === prev.run && s.selectedRound === prev.selectedRound && s.phase === prev.phase) return;
+      if (s.revision === prev.revision && s.run === prev.run && s.selectedRound === prev.selectedRound && s.hoveredRound === prev.hoveredRound && s.phase === prev.phase) return;
       if (!frame) frame = requestAnimationFrame(() => { frame = 0; setFrames((n) => n + 1); });
     });
     return () => { unsubscribe(); if (frame) cancelAnimationFrame(frame); };

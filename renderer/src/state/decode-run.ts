@@ -126,6 +126,21 @@ export class DecodeRun {
     return this.regions.get(ref.regionId)?.tokens[ref.index];
   }
 
+  /** Where tokens were read on their page: the line crops they came from, else their region; null if none is known. */
+  tokensBox(refs: readonly TokenRef[]): { page: number; box: Box } | null {
+    let found: { page: number; box: Box } | null = null;
+    for (const ref of refs) {
+      const region = this.regions.get(ref.regionId);
+      if (!region) continue;
+      const box = region.tokens[ref.index]?.fixation?.frame?.box ?? region.box;
+      if (!found) found = { page: region.page, box: { ...box } };
+      else if (found.page === region.page) {
+        found.box = { x0: Math.min(found.box.x0, box.x0), y0: Math.min(found.box.y0, box.y0), x1: Math.max(found.box.x1, box.x1), y1: Math.max(found.box.y1, box.y1) };
+      }
+    }
+    return found;
+  }
+
   /**
    * Forgets what the given pages produced, before a restart decodes them again under a new document id: the
    * editor drops their text, and every other page (and the user's edits there) stays as it is.

@@ -4,7 +4,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineInfo } from '../../../common/engine-types';
 import { DECODE_MODES } from '../../../common/engine-types';
-import { modeUnavailable, type DocumentInfo, type EventBatch, type ModelInfo, type SampleInfo } from '../../../common/protocol';
+import { modeUnavailable, type Box, type DocumentInfo, type EventBatch, type ModelInfo, type SampleInfo } from '../../../common/protocol';
 import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { DecodeRun, type TokenRef } from './decode-run';
@@ -35,6 +35,14 @@ export interface OpenedDoc {
 export interface Settle {
   decoded: string;
   text: string;
+}
+
+/** Tokens shown together in the editor and on the page: a round picked in the timeline, a word to check. */
+export interface Spotlight {
+  tokens: TokenRef[];
+  page: number;
+  /** Where they were read, in page pixels. */
+  box: Box;
 }
 
 export interface Overlays {
@@ -72,8 +80,13 @@ export interface SessionState {
   settings: DecodeSettings;
   /** Tokens the user points at in the editor (hover or selection); null follows the live token. */
   focus: TokenRef[] | null;
-  /** Index into run.timeline of the round shown in detail; null follows the newest round. */
+  /** Index into run.timeline of the round picked (clicked, or the cursor's token's); null follows the newest. */
   selectedRound: number | null;
+  /** The round under the pointer in the timeline, shown in detail over the picked one. */
+  hoveredRound: number | null;
+  spotlight: Spotlight | null;
+  /** Words to check in the editor's text, and the place (from 1) of the one last jumped to. */
+  toCheck: { count: number; at: number | null };
   selectedRegion: string | null;
   page: number;
   zoom: number | 'fit';
@@ -105,6 +118,10 @@ export interface SessionActions {
   toggleOverlay(name: keyof Overlays): void;
   setZoom(zoom: number | 'fit'): void;
   dismissNotice(): void;
+  /** Picks a round of the timeline: its detail stays, and its tokens are shown in the editor and on the page. */
+  pickRound(index: number): void;
+  /** Shows tokens on their page, with their heatmap (null: none). */
+  spotlight(tokens: TokenRef[] | null): void;
   /** The editor's text changed: by the user's hand, or by the decode. */
   editorChanged(text: string, byUser: boolean): void;
   /** Saves a pending change of the text now. */
@@ -145,6 +162,9 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     settings: loadSettings(storage),
     focus: null,
     selectedRound: null,
+    hoveredRound: null,
+    spotlight: null,
+    toCheck: { count: 0, at: null },
     selectedRegion: null,
     page: 0,
     zoom: 'fit',
@@ -202,7 +222,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     const draft = keeper.open({ key, name: info.name, source }, loadDraft(storage, key));
     const run = savedRunFor(draft, info.docId);
     store.setState({
-      doc: { info, source, bytes, key, draft }, run, phase: run ? 'done' : 'idle', focus: null, selectedRound: null,
+      doc: { info, source, bytes, key, draft }, run, phase: run ? 'done' : 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null,
       selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false, settle: null, confirmingDecode: false,
     });
     transport.shell?.documentChanged(info.name);
@@ -232,7 +252,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     }
     const before = keeper.stopDecode();
     if (!before) return;
-    store.setState({ doc: { ...doc, draft: before }, run: savedRunFor(before, doc.info.docId), focus: null, selectedRound: null });
+    store.setState({ doc: { ...doc, draft: before }, run: savedRunFor(before, doc.info.docId), focus: null, selectedRound: null, hoveredRound: null, spotlight: null });
   };
 
   /**
@@ -250,7 +270,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
   const runDecode = async (run: DecodeRun, pages: number[] | null) => {
     const { settings, engine } = store.getState();
-    store.setState({ run, phase: 'decoding', notice: null, crashReason: null, selectedRound: null });
+    store.setState({ run, phase: 'decoding', notice: null, crashReason: null, selectedRound: null, hoveredRound: null, spotlight: null });
     try {
       const result = await transport.request('decode', { docId: run.docId, pages, options: toDecodeOptions(settings) });
       flush();
@@ -410,7 +430,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (phase === 'decoding') await actions.cancel();
       void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
       keeper.close();
-      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, notice: null, setAside: [], edited: false, partial: false, settle: null, recent: listRecent(storage) });
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, notice: null, setAside: [], edited: false, partial: false, settle: null, recent: listRecent(storage) });
       transport.shell?.documentChanged(null);
     },
 
@@ -439,6 +459,26 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       store.setState({ notice: null });
     },
 
+    pickRound(index) {
+      const { run } = store.getState();
+      const entry = run?.timeline[index];
+      if (!run || !entry) return;
+      const region = run.regions.get(entry.regionId);
+      const tokens = (region?.tokens ?? []).filter((t) => t.round === entry.event.round).map((t) => ({ regionId: entry.regionId, index: t.index }));
+      store.setState({ selectedRound: index });
+      actions.spotlight(tokens);
+    },
+
+    spotlight(tokens) {
+      const { run } = store.getState();
+      const at = tokens && run?.tokensBox(tokens);
+      if (!tokens || !at) {
+        store.setState({ spotlight: null });
+        return;
+      }
+      store.setState({ spotlight: { tokens, page: at.page, box: at.box }, focus: tokens, page: at.page });
+    },
+
     editorChanged(text, byUser) {
       keeper.changed(text, byUser);
     },
@@ -452,7 +492,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (!doc || phase === 'decoding' || phase === 'opening') return;
       const draft = keeper.restore();
       // The restored text is not the run's output, so the run goes with the text it decoded.
-      if (draft) store.setState({ doc: { ...doc, draft }, run: null, phase: 'idle', focus: null, selectedRound: null, crashReason: null, settle: null });
+      if (draft) store.setState({ doc: { ...doc, draft }, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, crashReason: null, settle: null });
     },
 
     discardSetAside() {

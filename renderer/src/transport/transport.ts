@@ -13,10 +13,10 @@ export interface Transport {
 
 /** Menu commands main sends to the focused window. */
 export type ShellCommand = 'open' | 'export' | 'close' | 'decode' | 'cancel' | 'toggle-theme'
-  | 'toggle-boxes' | 'toggle-heatmap' | 'toggle-tokens' | 'zoom-in' | 'zoom-out' | 'zoom-fit';
+  | 'toggle-boxes' | 'toggle-heatmap' | 'toggle-tokens' | 'zoom-in' | 'zoom-out' | 'zoom-fit' | 'next-check' | 'previous-check';
 
 export const SHELL_COMMANDS: readonly ShellCommand[] = ['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme',
-  'toggle-boxes', 'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit'];
+  'toggle-boxes', 'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit', 'next-check', 'previous-check'];
 
 export interface HostShell {
   /** Shows the native save dialog and writes the file; false when the user cancelled. */

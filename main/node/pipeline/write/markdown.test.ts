@@ -7,7 +7,7 @@ test('lines of a paragraph join with spaces, and end-of-line hyphens are undone'
   assert.equal(joinLines(['state-of-the-', 'Art']), 'state-of-the- Art');
 });
 
-test('regions become Markdown in reading order: header, heading, paragraph, list, table, formula, figure, footer', () => {
+test('regions become Markdown in reading order: header, heading, paragraph, list, table, formula, figure, footer; pages are separated', () => {
   const md = assembleMarkdown([
     [
       { kind: 'header', lines: ['Journal of Tests, vol. 3'] },
@@ -31,6 +31,7 @@ test('regions become Markdown in reading order: header, heading, paragraph, list
     '$$\nE = mc^2\n$$',
     '![Figure](scan%20p1%20figure1.png)',
     'Page 3',
+    '---\n\n<!-- page 2 -->',
     '## Methods',
     '- bullet one\n- bullet two',
   ].join('\n\n') + '\n');

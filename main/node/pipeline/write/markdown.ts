@@ -2,6 +2,7 @@
 // A page's headers come first and its footers last (assemble/page-layout.ts orders them so), as paragraphs:
 // running heads, page numbers and Bates stamps are text a reader may search for.
 import type { BlockKind } from '../assemble/page-layout';
+import { pageBreak } from '../../../../common/markdown-pages';
 import { renderTable, type TableMarkup } from './table-markup';
 
 export interface RecognisedRegion {
@@ -80,11 +81,12 @@ export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): s
   }
 }
 
-/** Markdown for whole pages: regions in reading order, one blank line between blocks. */
+/** Markdown for whole pages: regions in reading order, one blank line between blocks, a page break between pages. */
 export function assembleMarkdown(pages: RecognisedRegion[][]): string {
   let titled = false;
   const parts: string[] = [];
-  for (const regions of pages) {
+  for (const [p, regions] of pages.entries()) {
+    if (p > 0) parts.push(pageBreak(p));
     for (const r of regions) {
       const md = regionMarkdown(r, r.kind === 'title' && !titled);
       if (r.kind === 'title' && md) titled = true;

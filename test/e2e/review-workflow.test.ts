@@ -1,0 +1,112 @@
+// Reviewing a decoded document in Chromium, against a replayed decode of three pages (constructed events
+// that follow the engine contract), served by the real server: F8 and Shift+F8 walk the words to check in
+// reading order across pages, showing each on its page with its heatmap; a round clicked in the timeline
+// stays picked and shows what it wrote in the editor and on the page; choosing a page brings its text into
+// view; and the export separates the pages.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { exportAndDraft, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
+import { replayScript, type ReplayData } from '../support/replay-transport';
+import { renderSamplePage } from '../support/sample-page';
+import { buildSyntheticDecode } from '../support/synthetic-decode';
+
+let session: AppInBrowser | undefined;
+let data: ReplayData;
+const contexts: BrowserContext[] = [];
+
+before(async () => {
+  data = { decode: buildSyntheticDecode({ pages: 3 }), pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs: 4 };
+  session = await openAppInBrowser();
+});
+
+after(async () => {
+  for (const c of contexts) await c.close();
+  await session?.close();
+});
+
+/** A fresh profile with the three-page document decoded. */
+async function decodedDocument(): Promise<{ page: Page; errors: string[] }> {
+  const context = await session!.browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  contexts.push(context);
+  await context.addInitScript(replayScript(data));
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(session!.app.url);
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 60_000 });
+  return { page, errors };
+}
+
+const pageNumber = (page: Page) => page.getByTestId('page-number').innerText();
+
+test('F8 and Shift+F8 walk the words to check across pages, each shown on its page with its heatmap', async () => {
+  const { page, errors } = await decodedDocument();
+  const counter = page.getByTestId('to-check');
+  const count = Number(await counter.getAttribute('data-count'));
+  assert.ok(count >= 6, `the replay has words to check on every page (${count})`);
+  assert.match(await counter.innerText(), new RegExp(`^‹\\s*${count} to check\\s*›$`));
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+Home');
+  const pages: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    await page.keyboard.press('F8');
+    await counter.filter({ hasText: `${i} of ${count} to check` }).waitFor();
+    pages.push(await pageNumber(page));
+    // The word is selected in the editor, outlined on its page, and its heatmap drawn.
+    assert.ok(await page.locator('.monaco-editor .selected-text').count() > 0, `word ${i} is selected in the editor`);
+    assert.equal(await page.getByTestId('spotlight').count(), 1, `word ${i} is outlined on the page`);
+    assert.equal(await page.getByTestId('heatmap').getAttribute('data-heat-origin'), 'editor');
+  }
+  assert.deepEqual([...new Set(pages)], ['1 / 3', '2 / 3', '3 / 3'], 'in reading order, page after page');
+  await page.keyboard.press('F8');
+  await counter.filter({ hasText: `1 of ${count} to check` }).waitFor();
+  assert.equal(await pageNumber(page), '1 / 3', 'past the last word, the first comes again');
+  await page.keyboard.press('Shift+F8');
+  await counter.filter({ hasText: `${count} of ${count} to check` }).waitFor();
+  assert.equal(await pageNumber(page), '3 / 3');
+  // The toolbar's arrows do the same.
+  await page.getByLabel('Previous word to check').click();
+  await counter.filter({ hasText: `${count - 1} of ${count} to check` }).waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a round clicked in the timeline stays picked, and what it wrote is shown in the editor and on the page', async () => {
+  const { page, errors } = await decodedDocument();
+  const timeline = page.getByTestId('timeline');
+  const box = (await timeline.boundingBox())!;
+  await page.mouse.click(box.x + box.width * 0.3, box.y + box.height / 2);
+  const detail = page.getByTestId('round-detail');
+  await detail.and(page.locator('[data-picked=true]')).waitFor();
+  const picked = await detail.getAttribute('data-round');
+  const wrote = await page.getByTestId('round-wrote').innerText();
+  assert.match(wrote, /wrote .+/);
+  assert.ok(await page.locator('.view-lines .tok-spotlight').count() > 0, 'the round\'s words are highlighted in the editor');
+  assert.equal(await page.getByTestId('spotlight').count(), 1, 'and outlined on the page');
+  // Hovering another round shows it; leaving the timeline goes back to the picked one.
+  await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+  assert.notEqual(await detail.getAttribute('data-round'), picked);
+  await page.mouse.move(box.x + box.width / 2, box.y - 200);
+  await detail.and(page.locator(`[data-round="${picked}"]`)).waitFor();
+  assert.equal(await detail.getAttribute('data-picked'), 'true');
+  assert.equal(await page.getByTestId('round-wrote').innerText(), wrote);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('choosing a page brings its text into view, and the export separates the pages', async () => {
+  const { page, errors } = await decodedDocument();
+  const pageThree = page.locator('.view-line', { hasText: '<!-- page 3 -->' });
+  assert.equal(await pageThree.count(), 0, 'the editor starts at the first page');
+  await page.locator('.thumb').nth(2).click();
+  await pageThree.waitFor({ timeout: 5_000 });
+  assert.equal(await pageNumber(page), '3 / 3');
+  const { exported } = await exportAndDraft(page);
+  const breaks = [...exported.matchAll(/\n\n---\n\n<!-- page (\d) -->\n\n/g)].map((m) => m[1]);
+  assert.deepEqual(breaks, ['2', '3']);
+  assert.equal(exported.split('# Quarterly Report on Reading Speed').length - 1, 3, 'each page\'s text once');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
