@@ -171,6 +171,12 @@ export interface RegionStats {
    * that another view replaced or that were dropped as unsure, included. Tokens per forward counts these.
    */
   committed: number;
+  /**
+   * What plain AR decoding would have taken for the same tokens, in ms, by the engine's own timing of its
+   * forwards on this machine (the costs its block sizing measures): counted like decodeMs, so that their
+   * ratio is the decode's speed against AR. Equal to decodeMs in AR mode.
+   */
+  arEstimateMs: number;
 }
 
 export interface RegionEndEvent {

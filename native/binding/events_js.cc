@@ -58,6 +58,7 @@ Napi::Object stats_to_js(Napi::Env env, const RegionStats& s) {
   o.Set("visualTokenFraction", s.visual_token_fraction);
   o.Set("retractedTokens", s.retracted_tokens);
   o.Set("committed", s.committed);
+  o.Set("arEstimateMs", s.ar_estimate_ms);
   return o;
 }
 

@@ -335,6 +335,17 @@ ForwardCosts costs_1_to_65(double width_1, double width_65) {
 }
 }  // namespace
 
+TEST(ar_time_estimate_charges_each_sequence_the_steps_it_is_in_at_the_batch_width) {
+  const ForwardCosts costs = costs_1_to_65(1e-3, 65e-3);  // 1 ms per token of width
+  CHECK(ar_time_estimate(costs, {}).empty());
+  const std::vector<double> one = ar_time_estimate(costs, {5});
+  CHECK(std::abs(one[0] - 5.0) < 1e-9);
+  // Two sequences: 2 steps at width 2 (2 ms each), then the longer one alone for 3 steps at width 1.
+  const std::vector<double> two = ar_time_estimate(costs, {5, 2});
+  CHECK(std::abs(two[0] - (2 * 2.0 + 3 * 1.0)) < 1e-9);
+  CHECK(std::abs(two[1] - 2 * 2.0) < 1e-9);
+}
+
 TEST(block_sizer_prefers_long_blocks_only_when_forwards_are_cheap_and_drafts_good) {
   const ForwardCosts flat = costs_1_to_65(1e-3, 1e-3);  // GPU-like: width costs nothing
   const ForwardCosts steep = costs_1_to_65(1e-3, 65e-3);  // compute-bound CPU: cost grows with width

@@ -5,6 +5,7 @@ import { useStore } from 'zustand';
 import { createCommands, shortcutFor } from './app/commands';
 import { SessionContext, useSession, useSessionState } from './app/session-context';
 import { DecodeAgainDialog } from './app/DecodeAgainDialog';
+import { closeTopmost } from './app/use-escape';
 import { PartialBanner } from './app/PartialBanner';
 import { SetAsideBanner } from './app/SetAsideBanner';
 import { Toolbar } from './app/Toolbar';
@@ -100,6 +101,11 @@ export function App({ transport }: { transport: Transport }) {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && closeTopmost()) {
+        e.preventDefault();
+        e.stopPropagation();
+        return;
+      }
       const command = shortcutFor(e);
       if (!command || (transport.shell && command !== 'cancel')) return;
       if (command === 'cancel' && session.store.getState().phase !== 'decoding') return;

@@ -53,7 +53,12 @@ test('the picker switches to a GLM-OCR folder, shows its card, and turns off the
   const picker = page.getByTestId('model-picker');
   await picker.waitFor();
   assert.equal(await picker.getByTestId('model-name').innerText(), 'saccade-ocr-tiny');
-  assert.match(await picker.getByTestId('model-card').innerText(), /\S/, 'the embedded model shows its card');
+  // The card is drawn as Markdown: headings and tables, its training commands folded away, no raw markup.
+  const card = picker.getByTestId('model-card');
+  assert.match(await card.locator('h3').first().innerText(), /saccade-ocr-tiny/);
+  assert.ok(await card.locator('table').count() > 0, 'its evaluation table is a table');
+  assert.ok(await card.locator('details.card-code').count() > 0, 'its command lines are folded');
+  assert.doesNotMatch(await card.innerText(), /```|^#+ /m);
 
   await loadTyped(join(scratch, 'no-such-model'));
   const error = await picker.getByTestId('model-error').innerText();

@@ -2,7 +2,8 @@
 // that follow the engine contract), served by the real server: F8 and Shift+F8 walk the words to check in
 // reading order across pages, showing each on its page with its heatmap; a round clicked in the timeline
 // stays picked and shows what it wrote in the editor and on the page; choosing a page brings its text into
-// view; and the export separates the pages.
+// view; the export separates the pages; the statistics say how the speed against AR was obtained and what
+// fixation did; and Escape closes the settings and the model picker without cancelling anything.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -107,6 +108,28 @@ test('choosing a page brings its text into view, and the export separates the pa
   const breaks = [...exported.matchAll(/\n\n---\n\n<!-- page (\d) -->\n\n/g)].map((m) => m[1]);
   assert.deepEqual(breaks, ['2', '3']);
   assert.equal(exported.split('# Quarterly Report on Reading Speed').length - 1, 3, 'each page\'s text once');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the statistics explain themselves, and Escape closes the settings and the model picker', async () => {
+  const { page, errors } = await decodedDocument();
+  const speed = page.getByTestId('stat-speedup');
+  assert.match(await speed.locator('.stat-value').innerText(), /^\d+\.\d\d×$/, 'the speed against AR shows without an AR decode');
+  assert.match((await speed.getAttribute('title'))!, /Estimated by the engine on this machine/);
+  const visual = page.getByTestId('stat-visual');
+  assert.match(await visual.locator('.stat-value').innerText(), /^\d+\.\d%$/);
+  assert.match((await visual.getAttribute('title'))!, /Fixation prunes/);
+
+  await page.getByTestId('open-settings').click();
+  assert.match(await page.getByTestId('fixation-explained').innerText(), /Fixation watches: .* prunes nothing/);
+  await page.keyboard.press('Escape');
+  await page.getByTestId('settings').waitFor({ state: 'detached' });
+  await page.getByTestId('engine-status').click();
+  await page.getByTestId('model-picker').waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('model-picker').waitFor({ state: 'detached' });
+  assert.equal(await page.locator('[data-testid=progress][data-phase=done]').count(), 1);
   assert.deepEqual(errors, []);
   await page.close();
 });

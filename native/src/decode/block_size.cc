@@ -9,6 +9,25 @@
 
 namespace saccade {
 
+std::vector<double> ar_time_estimate(const ForwardCosts& costs, const std::vector<int>& steps) {
+  std::vector<int> sorted = steps;
+  std::sort(sorted.begin(), sorted.end());
+  // step_ms[s]: the cost of AR step s, with every sequence longer than s still in the batch.
+  std::vector<double> step_ms;
+  size_t shorter = 0;
+  for (int s = 0; s < (sorted.empty() ? 0 : sorted.back()); ++s) {
+    while (shorter < sorted.size() && sorted[shorter] <= s) ++shorter;
+    step_ms.push_back(1000 * costs.at(int(sorted.size() - shorter)));
+  }
+  std::vector<double> out;
+  for (int n : steps) {
+    double ms = 0;
+    for (int s = 0; s < n; ++s) ms += step_ms[size_t(s)];
+    out.push_back(ms);
+  }
+  return out;
+}
+
 double ForwardCosts::at(int w) const {
   if (widths.empty()) return 1;
   if (w <= widths.front()) return seconds.front();

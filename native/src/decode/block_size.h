@@ -19,6 +19,11 @@ struct ForwardCosts {
 // non-decreasing in width).
 ForwardCosts measure_forward_costs(Model& m, const std::vector<int>& widths, int context, int repeats);
 
+// Milliseconds plain AR decoding would take, per sequence of a batch, to make `steps[i]` forwards each: step s
+// of the batch is one forward as wide as the sequences still decoding, and every sequence in it is charged
+// the whole step, as decode time is (RegionStats::decode_ms).
+std::vector<double> ar_time_estimate(const ForwardCosts& costs, const std::vector<int>& steps);
+
 // Rounds of the chosen kind before a round of the other kind is tried (a probe): after `first` rounds, then
 // twice as many each time the choice does not change, up to `most`.
 class ProbeSchedule {

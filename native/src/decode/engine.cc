@@ -117,6 +117,15 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
         break;
       }
     }
+    if (o.mode == DecodeMode::AR) {
+      for (Sequence* seq : seqs) seq->stats().ar_estimate_ms = seq->stats().decode_ms;
+    } else {
+      // The forwards AR would make: one per committed token, and the one that reads the end of text.
+      std::vector<int> steps;
+      for (Sequence* seq : seqs) steps.push_back(seq->stats().committed + 1);
+      const std::vector<double> ms = ar_time_estimate(model_costs(m, memory, *seqs[0]), steps);
+      for (size_t i = 0; i < seqs.size(); ++i) seqs[i]->stats().ar_estimate_ms = ms[i];
+    }
     for (Sequence* seq : seqs) {
       if (FixationController* fix = seq->fixation()) {
         seq->stats().visual_token_fraction = fix->visual_token_fraction();

@@ -21,6 +21,9 @@ struct RegionStats {
   double attention_ms = 0;  // decoder attention during decoding (prefill excluded)
   double visual_token_fraction = 1;
   int retracted_tokens = 0;  // taken back by the repetition guard
+  // What plain AR decoding would have taken for the same tokens, by the engine's measured forward costs
+  // (decode_time.h); counted like decode_ms, so the two compare.
+  double ar_estimate_ms = 0;
 };
 
 struct Event {

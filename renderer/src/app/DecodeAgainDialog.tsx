@@ -1,15 +1,20 @@
 // Asked before decoding over a text the user edited: what happens to the edits is said before it happens.
 import { useEffect, useRef } from 'react';
 import { useSession, useSessionState } from './session-context';
+import { useEscape } from './use-escape';
 
 export function DecodeAgainDialog() {
-  const { actions } = useSession();
   const open = useSessionState((s) => s.confirmingDecode);
+  return open ? <OpenDialog /> : null;
+}
+
+function OpenDialog() {
+  const { actions } = useSession();
   const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => { if (open) confirm.current?.focus(); }, [open]);
-  if (!open) return null;
+  useEffect(() => confirm.current?.focus(), []);
+  useEscape(actions.dismissDecodeConfirm);
   return (
-    <div className="dialog-backdrop" onKeyDown={(e) => { if (e.key === 'Escape') actions.dismissDecodeConfirm(); }}>
+    <div className="dialog-backdrop">
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="decode-again-title" data-testid="decode-again-dialog">
         <h2 id="decode-again-title">Decode again over your edits?</h2>
         <p>

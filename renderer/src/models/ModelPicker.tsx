@@ -3,11 +3,14 @@
 // path in the browser, which the engine checks). A switch is the whole engine's and waits for no decode.
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSession, useSessionState } from '../app/session-context';
+import { useEscape } from '../app/use-escape';
+import { MarkdownView } from './markdown-view';
 
 const TYPE_LABELS: Record<string, string> = { saccade_ocr: 'Saccade checkpoint', glm_ocr: 'GLM-OCR (Hugging Face)' };
 
 export function ModelPicker({ onClose }: { onClose: () => void }) {
   const { actions } = useSession();
+  useEscape(onClose);
   const model = useSessionState((s) => s.engine.model);
   const models = useSessionState((s) => s.models);
   const decoding = useSessionState((s) => s.phase === 'decoding');
@@ -48,7 +51,9 @@ export function ModelPicker({ onClose }: { onClose: () => void }) {
       {decoding && <p className="muted">The model can be switched when the decode has finished.</p>}
       {models.switching && <p className="muted">Loading the model…</p>}
       {models.error && <p className="model-error" role="alert" data-testid="model-error">{models.error}</p>}
-      <pre className="model-card" data-testid="model-card">{model?.card ?? 'This model folder has no model card (README.md).'}</pre>
+      {model?.card
+        ? <MarkdownView source={model.card} testId="model-card" />
+        : <p className="muted" data-testid="model-card">This model folder has no model card (README.md).</p>}
     </div>
   );
 }

@@ -2,10 +2,12 @@
 import type { DecodeMode } from '../../../common/engine-types';
 import { modeUnavailable } from '../../../common/protocol';
 import { useSession, useSessionState } from '../app/session-context';
+import { useEscape } from '../app/use-escape';
 import { BLOCK_SIZES } from '../state/decode-settings';
 
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
   const { actions } = useSession();
+  useEscape(onClose);
   const s = useSessionState((st) => st.settings);
   const model = useSessionState((st) => st.engine.model);
   const unavailable = (mode: DecodeMode) => (model ? modeUnavailable(model, mode) : null);
@@ -43,6 +45,11 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
         <input type="range" min={0.02} max={1} step={0.01} value={s.keepRatio} disabled={!s.fixation}
           onChange={(e) => actions.updateSettings({ keepRatio: Number(e.target.value) })} />
       </label>
+      <p className="muted" data-testid="fixation-explained">
+        {!s.fixation ? 'Fixation off: no heatmaps are recorded.'
+          : s.keepRatio >= 1 ? 'Fixation watches: it records where the model looked (the heatmaps) and prunes nothing, so every image token is still read.'
+            : `Fixation prunes: the layers after the focal ones read ${Math.round(s.keepRatio * 100)}% of the image tokens.`}
+      </p>
       <p className="muted">Settings apply to the next decode.</p>
     </div>
   );

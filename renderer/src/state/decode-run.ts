@@ -76,6 +76,9 @@ export class DecodeRun {
   committed = 0;
   forwards = 0;
   decodeMs = 0;
+  /** Over finished regions: the engine's estimate of what AR would have taken, and what the decode took. */
+  private arEstimateMs = 0;
+  private regionDecodeMs = 0;
   /** Over finished regions decoded with fixation: the engine's visual token fraction times their tokens. */
   private attendedShareSum = 0;
   private attendedCount = 0;
@@ -106,6 +109,14 @@ export class DecodeRun {
    */
   get visualShare(): number | null {
     return this.attendedCount ? this.attendedShareSum / this.attendedCount : null;
+  }
+
+  /**
+   * The decode's speed against plain AR on this machine: the engine's estimate of AR's time for the same
+   * tokens (its own timing of forwards by width) over the time the decode took, over finished regions.
+   */
+  get speedVsAr(): number | null {
+    return this.arEstimateMs > 0 && this.regionDecodeMs > 0 ? this.arEstimateMs / this.regionDecodeMs : null;
   }
 
   get tokensPerForward(): number | null {
@@ -242,6 +253,10 @@ export class DecodeRun {
           this.attendedCount += e.stats.tokens;
         }
         region.status = 'done';
+        if (e.stats.arEstimateMs > 0) {
+          this.arEstimateMs += e.stats.arEstimateMs;
+          this.regionDecodeMs += e.stats.decodeMs;
+        }
         if (region.rounds.length === 0) {
           // Plain AR decoding reports no rounds: its forwards and time come with the region's stats.
           this.forwards += e.stats.forwards;

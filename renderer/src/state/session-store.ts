@@ -94,8 +94,6 @@ export interface SessionState {
   overlays: Overlays;
   /** The engine restarted since the document was opened in it, so it must be opened again before decoding. */
   engineLostDocument: boolean;
-  /** AR tokens per second measured on this model and backend, the baseline for "speed against AR". */
-  arTokensPerSecond: number | null;
 }
 
 export interface SessionActions {
@@ -136,7 +134,6 @@ export type Scheduler = (flush: () => void) => void;
 
 const THEME_KEY = 'saccade.theme';
 const OVERLAYS_KEY = 'saccade.overlays';
-const baselineKey = (model: string, backend: string) => `saccade.arBaseline.${model}.${backend}`;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -170,7 +167,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     zoom: 'fit',
     theme: readJson<Theme>(storage, THEME_KEY, 'dark') === 'light' ? 'light' : 'dark',
     overlays: { boxes: true, heatmap: true, tokens: true, ...readJson<Partial<Overlays>>(storage, OVERLAYS_KEY, {}) },
-    arTokensPerSecond: null,
     engineLostDocument: false,
   }));
 
@@ -200,12 +196,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       schedule(flush);
     }
   });
-
-  const refreshBaseline = () => {
-    const { engine } = store.getState();
-    if (!engine.model || !engine.info) return;
-    store.setState({ arTokensPerSecond: readJson<number | null>(storage, baselineKey(engine.model.name, engine.info.backend), null) });
-  };
 
   /** The model is what it is: a mode it cannot run gives way to the best one it can, the setting saved. */
   const fitModeToModel = (model: ModelInfo) => {
@@ -269,7 +259,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
   };
 
   const runDecode = async (run: DecodeRun, pages: number[] | null) => {
-    const { settings, engine } = store.getState();
+    const { settings } = store.getState();
     store.setState({ run, phase: 'decoding', notice: null, crashReason: null, selectedRound: null, hoveredRound: null, spotlight: null });
     try {
       const result = await transport.request('decode', { docId: run.docId, pages, options: toDecodeOptions(settings) });
@@ -280,11 +270,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       endDecode(run, !result.cancelled);
       if (result.cancelled && store.getState().run !== run) {
         store.setState({ phase: store.getState().run ? 'done' : 'idle', notice: { kind: 'info', text: 'Decoding was cancelled: the text from before it is back.' } });
-      }
-      const tokensPerSecond = run.tokensPerSecond;
-      if (!result.cancelled && settings.mode === 'ar' && tokensPerSecond !== null && engine.model && engine.info) {
-        writeJson(storage, baselineKey(engine.model.name, engine.info.backend), tokensPerSecond);
-        refreshBaseline();
       }
     } catch (err) {
       flush();
@@ -304,7 +289,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         store.setState({ engine: { status: 'ready', info: hello.engine, model: hello.model }, vocab: hello.vocab ?? [] });
         fitModeToModel(hello.model);
         transport.shell?.engineReady(`${hello.engine.backend} backend (${hello.engine.threads} threads), engine ${hello.engine.version}; model ${hello.model.name} (${(hello.model.parameters / 1e6).toFixed(1)}M parameters)`);
-        refreshBaseline();
       } catch (err) {
         store.setState({ engine: { status: 'unavailable', message: message(err) } });
       }
@@ -383,7 +367,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         const { model, vocab } = await transport.request('switchModel', { dir });
         store.setState((s) => ({ engine: { ...s.engine, model }, vocab: vocab ?? [], models: { ...s.models, switching: false } }));
         fitModeToModel(model);
-        refreshBaseline();
         await actions.refreshRecentModels();
       } catch (err) {
         store.setState((s) => ({ models: { ...s.models, switching: false, error: message(err) } }));

@@ -35,7 +35,7 @@ interface RegionStream {
 
 export function emptyStats(): RegionStats {
   return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0,
-    committed: 0 };
+    committed: 0, arEstimateMs: 0 };
 }
 
 function addStats(into: RegionStats, s: RegionStats): void {
@@ -51,6 +51,7 @@ function addStats(into: RegionStats, s: RegionStats): void {
   into.attentionMs += s.attentionMs;
   into.retractedTokens += s.retractedTokens;
   into.committed += s.committed;
+  into.arEstimateMs += s.arEstimateMs;
 }
 
 export interface FinishedRegion {

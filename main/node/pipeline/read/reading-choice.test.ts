@@ -5,7 +5,7 @@ import { type DroppedReading, MIN_MEAN_LOG_PROB, ReadingChooser, readingLogProb 
 
 function stats(forwards: number, tokens: number): RegionStats {
   return { tokens, forwards, rounds: tokens, encodeMs: 1, prefillMs: 2, decodeMs: 3, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0,
-    committed: tokens };
+    committed: tokens, arEstimateMs: 0 };
 }
 
 function tokens(regionId: string, text: string, probs: number[]): TokenEvent[] {
