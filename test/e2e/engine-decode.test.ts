@@ -2,7 +2,8 @@
 // transport: a sample scan decodes with tokens streaming into the editor, its detected regions and lines
 // drawn on the page, the timeline shows rounds,
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
-// editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts. With
+// editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts,
+// and cancelling then gives the text from before back. With
 // SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot. Skipped, with the reason, where the
 // engine or the model is missing.
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApp } from '../support/app-server';
-import { appendEditAndReload, ARTIFACTS, exportAndDraft, openAppInBrowser, savedDraft, type AppInBrowser } from '../support/app-in-browser';
+import { appendEditAndReload, ARTIFACTS, decodeAgain, exportAndDraft, openAppInBrowser, savedDraft, type AppInBrowser } from '../support/app-in-browser';
 import { findDescendants } from '../support/process-tree';
 
 const ROOT = join(__dirname, '..', '..');
@@ -115,7 +116,7 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   // Four drafts a round: 'auto' would take plain steps on a CPU, where drafting does not pay.
   await page.getByTestId('setting-block').selectOption('4');
   await page.getByTestId('open-settings').click();
-  await page.getByTestId('decode').click();
+  await decodeAgain(page);
   await page.locator('[data-testid=progress][data-phase=decoding]').waitFor({ timeout: 60_000 });
   await page.getByTestId('stats').filter({ hasText: 'MTP speculative' }).waitFor();
   // The newest round: the drafts it checked, the trunk's token (a correction, or its own after drafts that
@@ -129,7 +130,9 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   assert.deepEqual(await trunkTokens.jsonValue(), { count: 1 });
   await page.screenshot({ path: `${ARTIFACTS}/engine-mtp.png` });
   await page.getByTestId('cancel').click();
-  await page.locator('[data-testid=progress][data-phase=cancelled], [data-testid=progress][data-phase=done]').first().waitFor({ timeout: 30_000 });
+  // Cancelled, the text from before this decode comes back; a decode that got to the end is the text.
+  await page.locator('[data-testid=notice]:has-text("cancelled: the text from before it is back"), [data-testid=progress][data-phase=done]')
+    .first().waitFor({ timeout: 30_000 });
   await page.getByTestId('open-settings').click();
   await mode.selectOption('spec');
   await page.getByTestId('setting-block').selectOption('auto');
@@ -138,7 +141,7 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
 });
 
 test('an engine crash is reported, the text is kept, and decoding restarts', { skip }, async () => {
-  await page.getByTestId('decode').click();
+  await decodeAgain(page);
   await page.locator('.monaco-editor .tok').nth(5).waitFor({ timeout: 120_000 });
   const engines = findDescendants(app.process.pid!, 'engine-host.js');
   assert.equal(engines.length, 1, 'one engine process serves the page');
@@ -147,20 +150,23 @@ test('an engine crash is reported, the text is kept, and decoding restarts', { s
   assert.match(await page.getByTestId('crash-banner').innerText(), /SIGKILL/);
   // Counting rendered tokens before and after cannot tell: Monaco renders only the visible lines, and the
   // repetition guard may retract a loop's copies up to the crash. The autosave can: once the editor has been
-  // still for longer than the autosave delay, the draft holds exactly what the editor kept.
+  // still for longer than the autosave delay, the draft holds exactly what the editor kept, beside the text
+  // from before the decode, which a decode that did not finish never replaces.
   await page.waitForTimeout(1_000);
   let kept = await savedDraft(page);
   // A busy machine can hold the autosave back past that second (a clean-clone run failed here once): wait on.
-  for (const until = Date.now() + 10_000; !kept?.text.trim() && Date.now() < until;) {
+  for (const until = Date.now() + 10_000; !kept?.running?.text.trim() && Date.now() < until;) {
     await page.waitForTimeout(200);
     kept = await savedDraft(page);
   }
-  assert.ok(kept && kept.text.trim().length > 0, 'the decoded text stays in the editor');
-  assert.doesNotMatch(kept.text, /Checked against the printed original/, 'the draft is this decode, not the last one');
+  assert.ok(kept?.running && kept.running.text.trim().length > 0, 'the decoded text so far stays in the editor and the draft');
+  assert.doesNotMatch(kept.running.text, /Checked against the printed original/, 'it is this decode, not the last one');
+  assert.match(kept.text, /Checked against the printed original/, 'the finished, edited text from before is not replaced');
   assert.ok(await page.locator('.monaco-editor .tok').count() > 0, 'the kept tokens keep their marks');
   await page.getByTestId('restart').click();
   await page.locator('[data-testid=progress][data-phase=decoding]').waitFor({ timeout: 60_000 });
   await page.getByTestId('cancel').click();
-  await page.locator('[data-testid=progress][data-phase=cancelled]').waitFor({ timeout: 60_000 });
+  await page.getByTestId('notice').filter({ hasText: 'cancelled: the text from before it is back' }).waitFor({ timeout: 60_000 });
+  assert.match((await savedDraft(page))!.text, /Checked against the printed original/);
   assert.deepEqual(errors, []);
 });

@@ -72,10 +72,18 @@ export async function appendEditAndReload(page: Page, text: string): Promise<voi
   await page.locator('.view-lines').filter({ hasText: text }).waitFor({ timeout: 20_000 });
 }
 
-/** The draft the editor last autosaved, or null when none is saved. */
-export async function savedDraft(page: Page): Promise<{ text: string } | null> {
+/** The draft the editor last autosaved (with a decode under way, its text so far), or null when none is saved. */
+export async function savedDraft(page: Page): Promise<{ text: string; running: { text: string } | null } | null> {
   const saved = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('saccade.draft.'))?.[1]);
-  return saved ? JSON.parse(saved) as { text: string } : null;
+  return saved ? JSON.parse(saved) as { text: string; running: { text: string } | null } : null;
+}
+
+/** Clicks "Decode again", confirming over edited text when the app asks. */
+export async function decodeAgain(page: Page): Promise<void> {
+  await page.getByTestId('decode').click();
+  const confirm = page.getByTestId('decode-again-confirm');
+  const asked = await confirm.waitFor({ timeout: 2_000 }).then(() => true, () => false);
+  if (asked) await confirm.click();
 }
 
 /** Exports through the UI; returns the downloaded file and the autosaved draft's text. */

@@ -164,6 +164,9 @@ export function MarkdownEditor() {
     });
     const mouseLeave = editor.onMouseLeave(() => store.setState({ focus: selectionTokens() }));
     const selection = editor.onDidChangeCursorSelection((e) => {
+      // Only the user's own moves pick what they point at: text streaming in or edited by the app moves the
+      // cursor too.
+      if (e.reason !== monaco.editor.CursorChangeReason.Explicit) return;
       const focus = selectionTokens();
       const at = e.selection.getPosition();
       const token = pointAt(at)[0] ?? pointAt({ lineNumber: at.lineNumber, column: Math.max(1, at.column - 1) })[0];
