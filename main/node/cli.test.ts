@@ -76,6 +76,13 @@ test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-rat
   assert.equal(parseArgs(['a.png', '--no-fixation']).options.fixation.enabled, false);
 });
 
+test('ocr CLI: -- ends the options, so a file whose name starts with - can be given as it is', () => {
+  assert.deepEqual(parseArgs(['--json', '--', '-scan.png', '--hocr']).files, ['-scan.png', '--hocr']);
+  assert.equal(parseArgs(['--json', '--', '-scan.png']).json, true);
+  assert.throws(() => parseArgs(['-scan.png']), /unknown option -scan\.png/);
+  assert.throws(() => parseArgs(['--']), /usage/);
+});
+
 test('ocr CLI: a GLM-OCR folder reads with its MTP layer by default and reports each stage\'s time; spec is refused', { skip: !existsSync(addonPath()) && 'native engine not built' }, () => {
   const glm = join(ROOT, 'native', 'test', 'golden', 'glm_ocr', 'tiny');
   const page = join(ROOT, 'assets', 'samples', 'scanned-page.png');

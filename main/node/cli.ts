@@ -36,7 +36,7 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
                      [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar, and spec or diffusion once converted to dual mode]
                      [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
-                     [--batch N regions per forward, up to ${MAX_BATCH}]
+                     [--batch N regions per forward, up to ${MAX_BATCH}] [-- files, even those starting with -]
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with
   several it names a folder. Without -o the Markdown goes to standard output. --json and --hocr write
   <name>.json and <name>.hocr beside it: the JSON has every region, round and token; hOCR has every word with
@@ -79,7 +79,11 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (a === '--max-tokens') args.options.maxNewTokens = wholeNumber(a, value(), 1, MAX_NEW_TOKENS);
     else if (a === '--batch') args.options.batchSize = wholeNumber(a, value(), 1, MAX_BATCH);
     else if (a === '-h' || a === '--help') throw new Error(USAGE);
-    else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
+    else if (a === '--') {
+      // Everything after it is a file, whatever it starts with.
+      args.files.push(...argv.slice(i + 1));
+      break;
+    } else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
     else args.files.push(a);
   }
   if (args.files.length === 0) throw new Error(USAGE);

@@ -32,3 +32,13 @@ test('hOCR holds each page, region, line and word with its box and the word\'s c
   const ids = [...hocr.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');
 });
+
+test('control characters a file name or a reading may hold are dropped: the hOCR stays well-formed XML', () => {
+  const doc: DocumentInfo = { docId: 'd', name: 'scan\u001b[31m\u0007.pdf', format: 'pdf', pages: [{ index: 0, width: 100, height: 100 }] };
+  const region: LayoutRegion = { id: 'p0-r0', page: 0, kind: 'text', box: { x0: 0, y0: 0, x1: 50, y1: 20 }, order: 0 };
+  const hocr = renderHocr(doc, [[{ region, lines: [{ box: region.box, words: [{ text: 'a\u0000b\tc', box: region.box, confidence: 1 }] }] }]]);
+  assert.match(hocr, /<title>scan\[31m\.pdf<\/title>/);
+  assert.match(hocr, />ab\tc<\/span>/);
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(hocr, /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+});

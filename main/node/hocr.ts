@@ -11,9 +11,13 @@ export interface HocrRegion {
   lines: LineBox[];
 }
 
-/** Text and attribute values: escapeHtml, and double quotes for the attributes. */
+/**
+ * Text and attribute values: escapeHtml, double quotes for the attributes, and the control characters XML 1.0
+ * forbids (a file name may hold an ESC) dropped, so the file stays well-formed.
+ */
 function esc(text: string): string {
-  return escapeHtml(text).replace(/"/g, '&quot;');
+  // eslint-disable-next-line no-control-regex
+  return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')).replace(/"/g, '&quot;');
 }
 
 function bbox(b: Box): string {

@@ -6,9 +6,9 @@
 // to the reading that follows.
 // A table read by cells streams as HTML: each cell's first token carries the markup before it, and the
 // region_end carries the closing tags as its `tail`.
-import type { EngineEvent, FixationFrame, RegionStats } from '../../../../common/engine-types';
+import type { EngineEvent, FixationFrame, RegionKind, RegionStats } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
-import { joinLines } from '../write/markdown';
+import { escapeProse, joinLines } from '../write/markdown';
 import { escapeHtml, renderTable, type TableMarkup } from '../write/table-markup';
 
 interface RegionStream {
@@ -29,6 +29,8 @@ interface RegionStream {
   cellHasText: boolean;
   /** The region_start went out (a line read in a second view starts again). */
   started: boolean;
+  /** Text read as prose, whose `<` the Markdown escapes (not a table, not a formula). */
+  prose: boolean;
   /** lead and cellHasText as they were before the current line's first token. */
   lineStart: { lead: string; cellHasText: boolean } | null;
 }
@@ -67,7 +69,7 @@ export class EventRelay {
   private readonly cropToRegion = new Map<string, { regionId: string; line: number; box: Box; frame?: FixationFrame }>();
 
   constructor(
-    crops: ReadonlyArray<{ id: string; regionId: string; line: number; box: Box }>,
+    crops: ReadonlyArray<{ id: string; kind: RegionKind; regionId: string; line: number; box: Box }>,
     tables: ReadonlyMap<string, TableMarkup>,
     private readonly forward: (events: EngineEvent[]) => void,
     private readonly onRegionDone: (region: FinishedRegion) => void,
@@ -82,7 +84,7 @@ export class EventRelay {
         this.streams.set(c.regionId, {
           lines: c.line + 1, current: 0, buffered: new Map(), tokenOffset: 0, roundOffset: 0,
           lineTokens: 0, lineRounds: 0, texts: [], stats: emptyStats(), table, lead: table?.leads[0] ?? '', cellHasText: false,
-          started: false, lineStart: null,
+          started: false, lineStart: null, prose: c.kind === 'text' && !table,
         });
       }
     }
@@ -120,7 +122,7 @@ export class EventRelay {
         return;
       case 'token': {
         s.lineTokens = Math.max(s.lineTokens, e.index + 1);
-        const text = s.table ? escapeHtml(e.text) : e.text;
+        const text = s.table ? escapeHtml(e.text) : s.prose ? escapeProse(e.text) : e.text;
         if (e.index === 0) s.lineStart = { lead: s.lead, cellHasText: s.cellHasText };
         if (e.index === 0 && s.table) {
           if (s.table.leads[s.current] === null && s.cellHasText) s.lead += ' ';
@@ -148,7 +150,7 @@ export class EventRelay {
         s.current++;
         if (s.current >= s.lines) {
           const lines = [...s.texts];
-          const text = s.table ? renderTable(s.table, lines) : joinLines(lines);
+          const text = s.table ? renderTable(s.table, lines) : s.prose ? escapeProse(joinLines(lines)) : joinLines(lines);
           const tail = s.table ? s.lead + s.table.tail : '';
           out.push({ type: 'region_end', regionId, text, stats: { ...s.stats }, ...(tail ? { tail } : {}) });
           this.onRegionDone({ regionId, lines, text, stats: { ...s.stats } });

@@ -40,3 +40,20 @@ test('regions become Markdown in reading order: header, heading, paragraph, list
 test('a table without its <table> wrapper is wrapped, and empty regions leave nothing', () => {
   assert.equal(assembleMarkdown([[{ kind: 'table', lines: ['<tr><td>x</td></tr>'] }, { kind: 'text', lines: ['  '] }]]), '<table><tr><td>x</td></tr></table>\n');
 });
+
+test('prose that looks like HTML is written so that no renderer takes it as HTML; tables and formulas keep theirs', () => {
+  const md = assembleMarkdown([[
+    { kind: 'title', lines: ['<b>Title</b>'] },
+    { kind: 'text', lines: ['<script>alert(1)</script>', '<img src=x onerror=alert(2)>'] },
+    { kind: 'text', lines: ['1. <i>one</i>', '2. two'] },
+    { kind: 'table', lines: ['<table><tr><td>a &lt; b</td></tr></table>'] },
+    { kind: 'formula', lines: ['a < b'] },
+  ]]);
+  assert.equal(md, [
+    '# &lt;b>Title&lt;/b>',
+    '&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(2)>',
+    '1. &lt;i>one&lt;/i>\n2. two',
+    '<table><tr><td>a &lt; b</td></tr></table>',
+    '$$\na < b\n$$',
+  ].join('\n\n') + '\n');
+});

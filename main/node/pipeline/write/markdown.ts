@@ -58,6 +58,15 @@ function tableMarkdown(text: string): string {
   return /<table[\s>]/i.test(t) ? t : `<table>${t}</table>`;
 }
 
+/**
+ * Read text as Markdown prose: a `<` would open raw HTML in most renderers (a page that reads "<script>" must
+ * not become a script in the exported file), so it is written as its entity. Tables keep their own markup;
+ * their cells are escaped whole (table-markup.ts).
+ */
+export function escapeProse(text: string): string {
+  return text.replace(/</g, '&lt;');
+}
+
 export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): string | null {
   switch (region.kind) {
     case 'figure':
@@ -69,13 +78,13 @@ export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): s
       return latex ? `$$\n${latex}\n$$` : null;
     }
     case 'title': {
-      const text = joinLines(region.lines);
+      const text = escapeProse(joinLines(region.lines));
       return text ? `${firstTitle ? '#' : '##'} ${text}` : null;
     }
     default: {
-      const items = listItems(region.lines);
+      const items = listItems(region.lines.map(escapeProse));
       if (items) return listMarkdown(items);
-      const text = joinLines(region.lines);
+      const text = escapeProse(joinLines(region.lines));
       return text || null;
     }
   }
