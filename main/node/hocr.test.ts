@@ -39,6 +39,5 @@ test('control characters a file name or a reading may hold are dropped: the hOCR
   const hocr = renderHocr(doc, [[{ region, lines: [{ box: region.box, words: [{ text: 'a\u0000b\tc', box: region.box, confidence: 1 }] }] }]]);
   assert.match(hocr, /<title>scan\[31m\.pdf<\/title>/);
   assert.match(hocr, />ab\tc<\/span>/);
-  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(hocr, /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
 });

@@ -16,7 +16,6 @@ export interface HocrRegion {
  * forbids (a file name may hold an ESC) dropped, so the file stays well-formed.
  */
 function esc(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')).replace(/"/g, '&quot;');
 }
 
