@@ -43,7 +43,7 @@ struct Golden {
 Golden& golden() {
   static std::unique_ptr<Golden> g = [] {
     auto out = std::make_unique<Golden>();
-    out->index = Json::parse(read_text_file(kGolden + "/index.json"));
+    out->index = Json::parse(read_text_file(kGolden + "/index.json", kMaxTokenizerBytes));
     LoadOptions lo;
     lo.backend.threads = 2;
     const auto t0 = std::chrono::steady_clock::now();

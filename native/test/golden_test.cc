@@ -35,14 +35,14 @@ Golden* golden() {
     out->dir = env ? env : SACCADE_SOURCE_DIR "/test/golden";
     std::string text;
     try {
-      text = read_text_file(out->dir + "/index.json");
+      text = read_text_file(out->dir + "/index.json", kMaxTokenizerBytes);
     } catch (const EngineError&) {
       return nullptr;
     }
     out->index = Json::parse(text);
     const std::string model_dir = out->dir + "/" + out->index.at("model_dir", "").str("model_dir");
     try {
-      read_text_file(model_dir + "/config.json");
+      read_text_file(model_dir + "/config.json", kMaxConfigBytes);
     } catch (const EngineError&) {
       return nullptr;
     }

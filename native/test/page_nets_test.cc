@@ -67,7 +67,7 @@ double compare(const ConvNetMap& ours, const Json& out, const std::string& file)
 }  // namespace
 
 TEST(page_nets_match_onnxruntime_on_a_generated_page) {
-  const Json index = Json::parse(read_text_file(kGoldenDir + "/index.json"));
+  const Json index = Json::parse(read_text_file(kGoldenDir + "/index.json", kMaxTokenizerBytes));
   for (const auto& [name, cases] : index.members("index")) {
     const PageNet& net = nets().get(name);
     int k = 0;
@@ -103,7 +103,7 @@ TEST(page_nets_refuse_a_config_that_does_not_match_its_weights) {
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(kModelDir + "/model.safetensors", dir + "/model.safetensors",
                              std::filesystem::copy_options::overwrite_existing);
-  std::string config = read_text_file(kModelDir + "/config.json");
+  std::string config = read_text_file(kModelDir + "/config.json", kMaxConfigBytes);
   // A convolution asking for more output channels than its weight has.
   const std::string from = "\"channels\": 16,";
   const size_t at = config.find(from);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -16,6 +16,17 @@ test('a model card is cut at its bound, and one that is a link is not followed',
   const linked = mkdtempSync(join(tmpdir(), 'saccade-card-'));
   symlinkSync(join(dir, 'README.md'), join(linked, 'README.md'));
   assert.equal(readModelCard(linked), null);
+});
+
+test('a model card that is a hard link, or not text, is not shown', () => {
+  const secret = join(mkdtempSync(join(tmpdir(), 'saccade-secret-')), 'passwords');
+  writeFileSync(secret, 'root:x:0:0');
+  const dir = mkdtempSync(join(tmpdir(), 'saccade-card-'));
+  linkSync(secret, join(dir, 'README.md'));
+  assert.equal(readModelCard(dir), null);
+  const binary = mkdtempSync(join(tmpdir(), 'saccade-card-'));
+  writeFileSync(join(binary, 'README.md'), Buffer.from([0x23, 0x20, 0x00, 0x01, 0x02]));
+  assert.equal(readModelCard(binary), null);
 });
 
 test('a model folder path must be absolute, bounded and name a folder with a config.json', () => {

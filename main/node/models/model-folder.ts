@@ -1,7 +1,8 @@
 // A model folder named by a client: picked in a native dialog, or typed into the browser page, so it is
 // read as hostile input. It must be an absolute path to an existing folder holding a config.json; beyond
-// what the native loader reads from it, only its README.md (the model card) is read, and only when it is a
-// regular file, cut at MAX_MODEL_CARD_CHARS.
+// what the native loader reads from it (regular files only, each bounded: native/src/util/mapped_file.h),
+// only its README.md (the model card) is read, and only when it is a regular file of its own (not a link of
+// either kind) holding text, cut at MAX_MODEL_CARD_CHARS.
 import { closeSync, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { MAX_MODEL_CARD_CHARS, MAX_MODEL_PATH_CHARS } from '../../../common/protocol';
@@ -33,8 +34,10 @@ export function checkModelFolder(dir: string): string {
 export function readModelCard(dir: string): string | null {
   const path = join(dir, 'README.md');
   try {
-    // lstat: a link could point anywhere on the machine, which a card has no reason to.
-    if (!lstatSync(path).isFile()) return null;
+    // lstat: a link could point anywhere on the machine, which a card has no reason to; a hard link too (a
+    // second name of a file elsewhere: a card has no reason to be one).
+    const stat = lstatSync(path);
+    if (!stat.isFile() || stat.nlink !== 1) return null;
   } catch {
     return null;
   }
@@ -44,6 +47,8 @@ export function readModelCard(dir: string): string | null {
   try {
     const bytes = readSync(fd, buffer, 0, buffer.length, 0);
     const text = buffer.subarray(0, bytes).toString('utf8');
+    // A card is text: one holding NUL bytes is some other file named README.md.
+    if (text.includes('\0')) return null;
     return text.length > MAX_MODEL_CARD_CHARS ? `${text.slice(0, MAX_MODEL_CARD_CHARS)}\n…` : text;
   } finally {
     closeSync(fd);

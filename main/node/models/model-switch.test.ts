@@ -1,7 +1,8 @@
 // The engine switching models at a session's request, with the real addon: to the tiny GLM-OCR folder and
 // back, refusals that leave the loaded model in place, and the recent folders it remembers.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -85,4 +86,26 @@ test('a switch waits for no decode: while one runs it is refused and the model s
   engine.releaseDecoder(decoder);
   assert.equal((await ask('hello', {})).model.embedded, true);
   assert.equal((await ask('switchModel', { dir: GLM_TINY })).model.modelType, 'glm_ocr');
+});
+
+test('model files that are not regular files, or larger than they can be, are refused at once; the engine stays free', { skip: noAddon, timeout: 60_000 }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  const root = mkdtempSync(join(tmpdir(), 'saccade-hostile-model-'));
+  const embedded = resolve(resourceRoot(), 'assets', 'models', 'saccade-ocr-tiny');
+  // A FIFO where the tokenizer should be: opening it would wait for a writer forever.
+  const fifo = join(root, 'fifo');
+  mkdirSync(fifo);
+  copyFileSync(join(embedded, 'config.json'), join(fifo, 'config.json'));
+  execFileSync('mkfifo', [join(fifo, 'tokenizer.json')]);
+  await assert.rejects(ask('switchModel', { dir: fifo }), /tokenizer\.json: not a regular file/);
+  // A sparse 2 GB config.json: refused by its size, not read.
+  const big = join(root, 'big');
+  mkdirSync(big);
+  const fd = openSync(join(big, 'config.json'), 'w');
+  ftruncateSync(fd, 2 ** 31);
+  closeSync(fd);
+  await assert.rejects(ask('switchModel', { dir: big }), /config\.json is 2147483648 bytes, more than such a file can be/);
+  const after = await ask('hello', {});
+  assert.equal(after.model.embedded, true, 'the loaded model stays');
 });

@@ -159,7 +159,7 @@ uint64_t pair_key(int left, int right) { return uint64_t(uint32_t(left)) << 32 |
 
 }  // namespace
 
-BpeTokenizer BpeTokenizer::load(const std::string& path) { return parse(read_text_file(path)); }
+BpeTokenizer BpeTokenizer::load(const std::string& path) { return parse(read_text_file(path, kMaxTokenizerBytes)); }
 
 BpeTokenizer BpeTokenizer::parse(const std::string& json_text) {
   const Json root = Json::parse(json_text);

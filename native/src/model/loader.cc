@@ -282,7 +282,7 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   std::string config;
   bool glm = false;
   try {
-    config = read_text_file(dir + "/config.json");
+    config = read_text_file(dir + "/config.json", kMaxConfigBytes);
     glm = glm_ocr::is_glm_ocr(config);
     if (!glm) m->cfg = parse_config(config);
   } catch (const EngineError& e) {
@@ -291,7 +291,7 @@ std::unique_ptr<Model> load_model(const std::string& dir, const LoadOptions& opt
   if (glm) return glm_ocr::load(dir, config, opts);
   const ModelConfig& c = m->cfg;
   try {
-    m->tokenizer = Tokenizer::parse(read_text_file(dir + "/tokenizer.json"), c.text.vocab_size);
+    m->tokenizer = Tokenizer::parse(read_text_file(dir + "/tokenizer.json", kMaxTokenizerBytes), c.text.vocab_size);
   } catch (const EngineError& e) {
     throw EngineError(std::string("tokenizer.json: ") + e.what());
   }

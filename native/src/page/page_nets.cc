@@ -34,7 +34,7 @@ std::unique_ptr<PageNets> load_page_nets(const std::string& dir, const BackendOp
   p->dir = dir;
   Json config;
   try {
-    config = Json::parse(read_text_file(dir + "/config.json"));
+    config = Json::parse(read_text_file(dir + "/config.json", kMaxConfigBytes));
     if (config.at("format", "").str("format") != "saccade-page-analysis")
       throw EngineError("format is not saccade-page-analysis");
     if (config.at("version", "").integer("version") != 1) throw EngineError("only version 1 is known");

@@ -4,7 +4,13 @@
 
 namespace saccade {
 
-// Read-only memory map of a whole file; unmapped on destruction.
+// Model files come from any folder a user points at: only regular files are opened (a FIFO named
+// model.safetensors would block the open forever), and a text file is read only when it is no larger than
+// what it can sensibly be.
+constexpr size_t kMaxConfigBytes = size_t(1) << 20;      // config.json and the other *_config.json
+constexpr size_t kMaxTokenizerBytes = size_t(64) << 20;  // tokenizer.json: a large BPE vocabulary is ~20 MB
+
+// Read-only memory map of a whole regular file; unmapped on destruction.
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path);
@@ -20,6 +26,7 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-std::string read_text_file(const std::string& path);
+// The whole of a regular file of at most max_bytes.
+std::string read_text_file(const std::string& path, size_t max_bytes);
 
 }  // namespace saccade

@@ -82,7 +82,7 @@ void page_nets_parity(const std::string& test_backend, Counter& c) {
   to.name = test_backend;
   auto ref = saccade::load_page_nets(dir, ro);
   auto test = saccade::load_page_nets(dir, to);
-  const saccade::Json index = saccade::Json::parse(saccade::read_text_file(golden + "/index.json"));
+  const saccade::Json index = saccade::Json::parse(saccade::read_text_file(golden + "/index.json", saccade::kMaxTokenizerBytes));
   for (const auto& [name, cases] : index.members("index")) {
     const auto& hw = cases.items(name)[0].at("image", name).items("image");
     const int h = int(hw[0].integer("h")), w = int(hw[1].integer("w"));

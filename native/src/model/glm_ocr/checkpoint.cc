@@ -27,7 +27,7 @@ Checkpoint::Checkpoint(const std::string& dir, DType dtype) : dtype_(dtype) {
     for (const auto& kv : files_[0]->tensors()) tensors_[kv.first] = {&kv.second, "model.safetensors"};
     return;
   }
-  const Json index = Json::parse(read_text_file(dir + "/" + index_name));
+  const Json index = Json::parse(read_text_file(dir + "/" + index_name, kMaxConfigBytes));
   const Json* map = index.is_object() ? index.find("weight_map") : nullptr;
   if (!map || !map->is_object()) throw EngineError(index_name + ": missing key weight_map");
   std::map<std::string, const SafeTensors*> shards;

@@ -185,7 +185,7 @@ std::unique_ptr<Model> load(const std::string& dir, const std::string& config_js
   GlmOcr& g = *m->glm;
   std::string preprocessor;
   try {
-    preprocessor = read_text_file(dir + "/preprocessor_config.json");
+    preprocessor = read_text_file(dir + "/preprocessor_config.json", kMaxConfigBytes);
   } catch (const EngineError& e) {
     throw EngineError(std::string("preprocessor_config.json: ") + e.what());
   }

@@ -20,10 +20,10 @@ const char* const kTemplatePieces[] = {"<|user|>\n", "<|begin_of_image|><|image|
 
 std::string chat_template(const std::string& dir) {
   // transformers prefers chat_template.jinja over tokenizer_config.json's copy.
-  if (std::ifstream(dir + "/chat_template.jinja").good()) return read_text_file(dir + "/chat_template.jinja");
+  if (std::ifstream(dir + "/chat_template.jinja").good()) return read_text_file(dir + "/chat_template.jinja", kMaxConfigBytes);
   std::string config;
   try {
-    config = read_text_file(dir + "/tokenizer_config.json");
+    config = read_text_file(dir + "/tokenizer_config.json", kMaxTokenizerBytes);
   } catch (const EngineError&) {
     throw EngineError("the folder has no chat template (chat_template.jinja or tokenizer_config.json)");
   }
