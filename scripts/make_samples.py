@@ -1,4 +1,4 @@
-"""Renders the bundled sample documents (assets/samples) and the layout fixtures of the page pipeline's tests
+"""Renders the bundled synthetic sample documents (assets/samples) and the layout fixtures of the page pipeline's tests
 (test/fixtures/pages) from the synthetic page generator, so both can be rebuilt at any time.
 
     cd training && /usr/bin/python3 ../scripts/make_samples.py
@@ -76,7 +76,9 @@ def make_samples() -> None:
     sheet = sheet.resize((sheet.width * 8 // 5, sheet.height * 8 // 5), Image.BICUBIC)
     photo = Image.fromarray(photographed(np.asarray(sheet), 31))
     save_checked(encoded(photo, "JPEG", quality=80), "page-photo.jpg")
+    # The real scan is committed as found (assets/samples/NOTICE.md); it comes first, as the sample to try.
     index = [
+        {"name": "huckleberry-finn-p29.jpg", "title": "Real scan: a book page with an illustration (JPEG)"},
         {"name": "scanned-page.png", "title": "Scanned page (PNG)"},
         {"name": "two-page-report.pdf", "title": "Two-page report (PDF)"},
         {"name": "page-photo.jpg", "title": "Photographed page (JPEG)"},

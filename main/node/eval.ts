@@ -176,7 +176,7 @@ interface SourceTally {
   split: ConfidenceSplit;
 }
 
-const newTally = (): SourceTally => ({ words: [], joined: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 } });
+const newTally = (): SourceTally => ({ words: [], joined: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0, wrong: 0, wrongFlagged: 0 } });
 
 /** Word F1 of a page, and where the truth places its words, the boxes and the confidence split. */
 function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput, plain: string, tally: SourceTally): WordScore {
@@ -195,8 +195,11 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
   }
   // A word is on the page as printed, or made whole across a line end (as the Markdown writes it).
   const truthText = item.truthWords ? item.truthWords.map((w) => w.text).join(' ') : item.truth;
-  const c = confidenceSplit(out.words, new Set([...truthText.split(/\s+/), ...joinHyphenated(item.truth).split(/\s+/)]));
-  for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight'] as const) tally.split[k] += c[k];
+  // SROIE's transcripts are in capitals: its words are compared without case, as its word F1 is.
+  const fold = item.dataset === 'sroie' ? (s: string) => s.toLowerCase() : (s: string) => s;
+  const onPage = new Set([...truthText.split(/\s+/), ...joinHyphenated(item.truth).split(/\s+/)].map(fold));
+  const c = confidenceSplit(out.words.map((w) => ({ ...w, text: fold(w.text) })), onPage);
+  for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight', 'wrong', 'wrongFlagged'] as const) tally.split[k] += c[k];
   return ws;
 }
 
@@ -215,6 +218,8 @@ function sourceScores(name: string, source: WordSource, t: SourceTally, recognis
     // Which words to check: how often a word the system is sure of (or unsure of) is on the page as read.
     ...(split.sure ? { [key('right_when_sure')]: round4(split.sureRight / split.sure), [key('sure_words')]: split.sure } : {}),
     ...(split.unsure ? { [key('right_when_unsure')]: round4(split.unsureRight / split.unsure), [key('unsure_words')]: split.unsure } : {}),
+    // Which wrong words the user is sent to: the share of words read wrong that are flagged to check.
+    ...(split.wrong ? { [key('wrong_words_flagged')]: round4(split.wrongFlagged / split.wrong), [key('wrong_words')]: split.wrong } : {}),
   };
 }
 

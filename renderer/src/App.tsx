@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { createCommands, shortcutFor } from './app/commands';
 import { SessionContext, useSession, useSessionState } from './app/session-context';
+import { CHECK_BELOW } from '../../common/confidence';
 import { DecodeAgainDialog } from './app/DecodeAgainDialog';
 import { closeTopmost } from './app/use-escape';
 import { PartialBanner } from './app/PartialBanner';
@@ -74,7 +75,7 @@ function TintLegend() {
   return (
     <span className="tint-legend" title="How each token was committed">
       <i className="tok tok-ar">free</i><i className="tok tok-accepted">accepted</i><i className="tok tok-corrected">corrected</i>
-      <i className="tok tok-diffusion">diffusion</i><i className="tok tok-check" title="The model gave it a probability under 0.7">check</i>
+      <i className="tok tok-diffusion">diffusion</i><i className="tok tok-check" title={`The model gave it a probability under ${CHECK_BELOW}: its word is one to check (F8)`}>check</i>
     </span>
   );
 }

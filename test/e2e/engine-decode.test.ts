@@ -92,8 +92,6 @@ test('hovering a decoded token shows its fixation heatmap on the page', { skip }
   assert.ok(shown, 'hovering decoded tokens shows a heatmap');
   assert.ok(Number(await heatmap.getAttribute('data-heat-cells')) > 0);
   await page.screenshot({ path: `${ARTIFACTS}/engine-decoded.png` });
-  // The README's picture is refreshed on purpose, not by every test run.
-  if (process.env.SACCADE_UPDATE_SCREENSHOT) await page.screenshot({ path: join(ROOT, 'assets/screenshot.png') });
 });
 
 test('an edit survives a reload, and the exported file equals the editor text', { skip }, async () => {
@@ -129,6 +127,17 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   }, undefined, { timeout: 120_000, polling: 50 });
   assert.deepEqual(await trunkTokens.jsonValue(), { count: 1 });
   await page.screenshot({ path: `${ARTIFACTS}/engine-mtp.png` });
+  // The README's picture is refreshed on purpose, not by every test run: the real scan mid-decode, rounds
+  // committing several tokens per forward, the words to check counted, and a word's heatmap on the page.
+  if (process.env.SACCADE_UPDATE_SCREENSHOT) {
+    await page.getByTestId('to-check').waitFor({ timeout: 120_000 });
+    await page.waitForTimeout(20_000);
+    await page.locator('.monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('F8');
+    await page.getByTestId('heatmap').and(page.locator('[data-heat-origin=editor]')).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(ROOT, 'assets/screenshot.png') });
+  }
   await page.getByTestId('cancel').click();
   // Cancelled, the text from before this decode comes back; a decode that got to the end is the text.
   await page.locator('[data-testid=notice]:has-text("cancelled: the text from before it is back"), [data-testid=progress][data-phase=done]')

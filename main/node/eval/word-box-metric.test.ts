@@ -28,13 +28,13 @@ test('hOCR words and page size are read with either quote style, entities decode
   ] });
 });
 
-test('words are split by confidence into sure and unsure, each counted right when the page has it', () => {
+test('words are split by confidence into sure and flagged, each counted right when the page has it; wrong words are counted with those flagged', () => {
   const box = { x0: 0, y0: 0, x1: 1, y1: 1 };
   const truth = [{ text: 'total', box }, { text: '42', box }];
   const words = [
-    { text: 'total', box, confidence: 0.95 }, { text: 'tota1', box, confidence: 0.92 }, // sure: one right
-    { text: '42', box, confidence: 0.5 }, { text: '4Z', box, confidence: 0.3 }, { text: 'x', box, confidence: 0.69 }, // unsure: one right
-    { text: '42', box, confidence: 0.8 }, { text: 'total', box }, // between the bars, or no confidence: not counted
+    { text: 'total', box, confidence: 0.95 }, { text: 'tota1', box, confidence: 0.9 }, // sure: one right
+    { text: '42', box, confidence: 0.5 }, { text: '4Z', box, confidence: 0.3 }, { text: 'x', box, confidence: 0.89 }, // flagged: one right
+    { text: 'total', box }, // no confidence: not counted
   ];
-  assert.deepEqual(confidenceSplit(words, new Set(truth.map((t) => t.text))), { sure: 2, sureRight: 1, unsure: 3, unsureRight: 1 });
+  assert.deepEqual(confidenceSplit(words, new Set(truth.map((t) => t.text))), { sure: 2, sureRight: 1, unsure: 3, unsureRight: 1, wrong: 3, wrongFlagged: 2 });
 });

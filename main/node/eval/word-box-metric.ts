@@ -54,30 +54,35 @@ function iou(a: Box, b: Box): number {
 }
 
 export interface ConfidenceSplit {
-  /** Words at or above the sure bar, and how many of them the page has (read right). */
+  /** Words at or above CHECK_BELOW, and how many of them the page has (read right). */
   sure: number;
   sureRight: number;
-  /** Words below the unsure bar, and how many of them are right. */
+  /** Words below it (flagged for the user to check), and how many of them are right. */
   unsure: number;
   unsureRight: number;
+  /** Words read wrong (not on the page as read), and how many of them were flagged. */
+  wrong: number;
+  wrongFlagged: number;
 }
 
-/** Confidence at or above which a word is taken as sure. */
-export const SURE_CONFIDENCE = 0.9;
-
 /**
- * Does a system's confidence say which words to check? Words at or above SURE_CONFIDENCE and below
- * CHECK_BELOW, each counted right when the ground truth has the same word on the page (`onPage`: its words).
+ * Does a system's confidence say which words to check? Words at or above CHECK_BELOW (sure) and below it
+ * (flagged to check), each counted right when the ground truth has the same word on the page (`onPage`: its
+ * words); and of the words read wrong, how many were flagged.
  */
 export function confidenceSplit(words: readonly PlacedWord[], onPage: ReadonlySet<string>): ConfidenceSplit {
-  const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0 };
+  const split: ConfidenceSplit = { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0, wrong: 0, wrongFlagged: 0 };
   for (const w of words) {
     if (w.confidence === undefined) continue;
     const right = onPage.has(w.text) ? 1 : 0;
-    if (w.confidence >= SURE_CONFIDENCE) {
+    if (!right) {
+      split.wrong++;
+      if (w.confidence < CHECK_BELOW) split.wrongFlagged++;
+    }
+    if (w.confidence >= CHECK_BELOW) {
       split.sure++;
       split.sureRight += right;
-    } else if (w.confidence < CHECK_BELOW) {
+    } else {
       split.unsure++;
       split.unsureRight += right;
     }

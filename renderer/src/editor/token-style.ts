@@ -1,6 +1,6 @@
 // How a streamed token looks in the editor: tinted by how it was committed, and underlined when the model
-// gave it a probability under CHECK_BELOW, since those are the words to check; the only such signal on a CPU,
-// where nearly every token is a plain AR step.
+// gave it a probability under CHECK_BELOW, since the words holding those are the words to check (F8 walks
+// them).
 import { CHECK_BELOW } from '../../../common/confidence';
 import type { TokenEvent } from '../../../common/engine-types';
 

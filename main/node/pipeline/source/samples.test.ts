@@ -5,7 +5,7 @@ import { listSamples, readSample } from './samples';
 
 test('the bundled samples are listed with titles and read back as documents', () => {
   const samples = listSamples();
-  assert.deepEqual(samples.map((s) => s.name).sort(), ['page-photo.jpg', 'scanned-page.png', 'two-page-report.pdf']);
+  assert.deepEqual(samples.map((s) => s.name).sort(), ['huckleberry-finn-p29.jpg', 'page-photo.jpg', 'scanned-page.png', 'two-page-report.pdf']);
   for (const s of samples) {
     assert.ok(s.title.length > 0);
     const { bytes } = readSample(s.name);

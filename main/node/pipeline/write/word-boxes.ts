@@ -1,7 +1,7 @@
 // Where each word sits on the page, and how sure the model was of it, from what the engine streamed: every
 // token's fixation peak is the image cell the model looked at while writing it (the benchmark's heatmap hit
 // rate measures how often that is the cell of the word being written), and its verifier probability is its
-// confidence. A word's box spans the cells of its tokens' peaks, widened by half a cell and kept inside its
+// confidence; a word's is its least sure token's. A word's box spans the cells of its tokens' peaks, widened by half a cell and kept inside its
 // line; a word with no fixation gets its whole line. Lines are the line crops the page was read in (a
 // token's fixation frame), or, for a region read whole, its text lines split at newlines. Where the page
 // pipeline found the line's groups of ink (ink-words.ts), the words are aligned to them and take their
@@ -13,7 +13,10 @@ import { unescapeHtml } from './table-markup';
 export interface WordBox {
   text: string;
   box: Box;
-  /** Geometric mean of the verifier probabilities of the tokens that wrote it. */
+  /**
+   * The lowest verifier probability among the tokens that wrote it: a word is as sure as its least sure part
+   * (docs/decisions/0027).
+   */
   confidence: number;
 }
 
@@ -74,7 +77,7 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
   endLine();
   return lines.map((l) => {
     const lineBox = l.frame?.box ?? regionBox;
-    const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, l, lineBox), confidence: meanProb(w.tokens) }));
+    const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, l, lineBox), confidence: weakest(w.tokens) }));
     const ink = l.lineCrop ? inkOf?.(lineBox) : undefined;
     const located = l.words.map((w) => w.tokens.some((t) => (t.fixation?.indices.length ?? 0) > 0));
     if (ink && ink.length > 0) alignToInk(words, located, ink, lineBox.y1 - lineBox.y0);
@@ -100,8 +103,8 @@ function sameBox(a: Box | undefined, b: Box | undefined): boolean {
   return a === b || (!!a && !!b && a.x0 === b.x0 && a.y0 === b.y0 && a.x1 === b.x1 && a.y1 === b.y1);
 }
 
-function meanProb(tokens: readonly TokenEvent[]): number {
-  return Math.exp(tokens.reduce((s, t) => s + Math.log(Math.max(t.arProb, 1e-9)), 0) / tokens.length);
+function weakest(tokens: readonly TokenEvent[]): number {
+  return Math.min(...tokens.map((t) => t.arProb));
 }
 
 function wordBox(tokens: readonly TokenEvent[], line: Building, lineBox: Box): Box {
