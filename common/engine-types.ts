@@ -172,9 +172,10 @@ export interface RegionStats {
    */
   committed: number;
   /**
-   * What plain AR decoding would have taken for the same tokens, in ms, by the engine's own timing of its
-   * forwards on this machine (the costs its block sizing measures): counted like decodeMs, so that their
-   * ratio is the decode's speed against AR. Equal to decodeMs in AR mode.
+   * What plain AR decoding would have taken for the same tokens, in ms, by the engine's own timing on this
+   * machine: one forward per token priced by the forward costs its block sizing measures, calibrated on what
+   * this decode's verifying rounds really took against those costs. Counted like decodeMs, so that their
+   * ratio is the decode's speed against AR. Equal to decodeMs in AR mode, 0 in pure diffusion.
    */
   arEstimateMs: number;
 }

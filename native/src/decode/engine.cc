@@ -89,6 +89,7 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       sink.emit(std::move(start));
     }
 
+    if (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp) ctx.costs = &model_costs(m, memory, *seqs[0]);
     switch (o.mode) {
       case DecodeMode::AR: decode_ar(ctx, seqs); break;
       case DecodeMode::Mtp: {
@@ -119,12 +120,17 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
     }
     if (o.mode == DecodeMode::AR) {
       for (Sequence* seq : seqs) seq->stats().ar_estimate_ms = seq->stats().decode_ms;
-    } else {
-      // The forwards AR would make: one per committed token, and the one that reads the end of text.
+    } else if (ctx.costs) {
+      // The forwards AR would make: one per committed token, and the one that reads the end of text; priced by
+      // the cost model, then scaled by what this decode's verifying rounds really took against their model
+      // (the per-step work the model leaves out, such as fixation and picking, is in both).
       std::vector<int> steps;
       for (Sequence* seq : seqs) steps.push_back(seq->stats().committed + 1);
-      const std::vector<double> ms = ar_time_estimate(model_costs(m, memory, *seqs[0]), steps);
-      for (size_t i = 0; i < seqs.size(); ++i) seqs[i]->stats().ar_estimate_ms = ms[i];
+      const std::vector<double> ms = ar_time_estimate(*ctx.costs, steps);
+      for (size_t i = 0; i < seqs.size(); ++i) {
+        const RegionStats& s = seqs[i]->stats();
+        seqs[i]->stats().ar_estimate_ms = s.modelled_ms > 0 ? ms[i] * s.verify_ms / s.modelled_ms : 0;
+      }
     }
     for (Sequence* seq : seqs) {
       if (FixationController* fix = seq->fixation()) {

@@ -21,8 +21,12 @@ struct RegionStats {
   double attention_ms = 0;  // decoder attention during decoding (prefill excluded)
   double visual_token_fraction = 1;
   int retracted_tokens = 0;  // taken back by the repetition guard
-  // What plain AR decoding would have taken for the same tokens, by the engine's measured forward costs
-  // (decode_time.h); counted like decode_ms, so the two compare.
+  // The verifying part of this decode's rounds (forward, picks, fixation: all but drafting), as it took and as
+  // the measured forward costs model it: their ratio carries what the model leaves out to the AR estimate.
+  double verify_ms = 0, modelled_ms = 0;
+  // What plain AR decoding would have taken for the same tokens: its forwards by the measured forward costs
+  // (ar_time_estimate), scaled by verify_ms / modelled_ms; counted like decode_ms, so the two compare. 0
+  // where nothing was verified (pure diffusion).
   double ar_estimate_ms = 0;
 };
 

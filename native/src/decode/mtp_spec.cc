@@ -206,6 +206,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer
     const double draft_ms = now_ms() - draft_t0;
 
     const double round_ms = now_ms() - round_t0;
+    count_verify_time(ctx, active, width, round_ms - draft_ms);
     for (size_t i = 0; i < active.size(); ++i) {
       Sequence& seq = *active[i];
       const Head& h = *active_heads[i];

@@ -244,6 +244,9 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
 
     // The whole round's wall time, sampling and commits included, is what the block size trades against.
     const double round_ms = now_ms() - round_t0;
+    double refine_ms = 0;
+    for (const RoundState& r : st) refine_ms = std::max(refine_ms, r.refine_ms);
+    count_verify_time(ctx, active, width, round_ms - refine_ms);
     int committed = 0;
     for (size_t i = 0; i < st.size(); ++i) {
       committed += int(st[i].committed.size());

@@ -17,6 +17,15 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
+void count_verify_time(const DecodeContext& ctx, const std::vector<Sequence*>& seqs, int width, double verify_ms) {
+  if (!ctx.costs) return;
+  const double modelled = 1000 * ctx.costs->at(width);
+  for (Sequence* seq : seqs) {
+    seq->stats().verify_ms += verify_ms;
+    seq->stats().modelled_ms += modelled;
+  }
+}
+
 static int prompt_for(const ModelConfig& c, const std::string& kind) {
   if (kind == "text") return c.prompt_text;
   if (kind == "table") return c.prompt_table;

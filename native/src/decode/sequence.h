@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/block_size.h"
 #include "decode/events.h"
 #include "decode/fixation.h"
 #include "decode/options.h"
@@ -121,7 +122,13 @@ struct DecodeContext {
   EventSink& sink;
   const std::atomic<bool>& cancel;
   Rng rng;
+  // The model's measured forward costs, where the mode verifies (the AR estimate models its rounds with them).
+  const ForwardCosts* costs = nullptr;
 };
+
+// A verifying round took `verify_ms` (all but drafting) over forwards `width` tokens wide in all: what its
+// sequences' AR estimate is calibrated with (RegionStats::verify_ms, modelled_ms).
+void count_verify_time(const DecodeContext& ctx, const std::vector<Sequence*>& seqs, int width, double verify_ms);
 
 double now_ms();
 

@@ -34,7 +34,7 @@ export function StatsPanel() {
         <Stat label="tokens / forward" value={tpf !== null ? tpf.toFixed(2) : '—'} testId="stat-tpf" />
         <Stat label="tokens / s" value={tps !== null ? tps.toFixed(0) : '—'} hint="tokens the engine committed (readings later replaced or dropped included) over its decode time" />
         <Stat label="speed vs AR" value={speedup !== null ? `${speedup.toFixed(2)}×` : '—'} testId="stat-speedup"
-          hint={'Estimated by the engine on this machine: the time plain AR decoding would take for the same tokens (one forward per token, costed by the engine\'s own timing of its forwards by width) over the time this decode took, over finished regions. 1.00× in AR mode.'} />
+          hint={'Estimated by the engine on this machine, over finished regions: the time plain AR decoding would take for the same tokens (one forward per token, priced by the engine\'s own timing of its forwards by width, calibrated on what this decode\'s verifying rounds really took) over the time this decode took. 1.00× in AR mode; none for pure diffusion, which verifies nothing.'} />
         <Stat label="visual tokens attended" testId="stat-visual"
           value={share === null ? '—' : pruning ? `${(share * 100).toFixed(1)}%` : 'all'}
           hint={share === null
