@@ -25,8 +25,6 @@ export interface DraftNotice {
 
 export interface KeeperReport {
   setAside: SetAsideText[];
-  /** The text holds the user's changes (decoding again asks first). */
-  edited: boolean;
   /** The text is what a decode that did not finish left. */
   partial: boolean;
   /** Only where this save changed something the user must be told. */
@@ -108,6 +106,7 @@ export class DraftKeeper {
     this.doc = null;
   }
 
+  /** The text holds the user's changes (decoding again asks first). */
   get isEdited(): boolean {
     return this.edited;
   }
@@ -211,7 +210,7 @@ export class DraftKeeper {
   }
 
   private state(notice: DraftNotice | null): KeeperReport {
-    return { setAside: this.setAside, edited: this.edited, partial: this.partial, notice };
+    return { setAside: this.setAside, partial: this.partial, notice };
   }
 
   private save(): void {

@@ -66,8 +66,6 @@ export interface SessionState {
   notice: { kind: 'error' | 'info'; text: string } | null;
   /** Edited texts of the open document that decoding again replaced, newest first: restorable. */
   setAside: SetAsideText[];
-  /** The document's text holds the user's changes: decoding again asks first. */
-  edited: boolean;
   /** The document's text is what a decode that did not finish left. */
   partial: boolean;
   /** "Decode again" waits for the user to confirm, the text holding their edits. */
@@ -150,7 +148,6 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     phase: 'idle',
     notice: null,
     setAside: [],
-    edited: false,
     partial: false,
     confirmingDecode: false,
     settle: null,
@@ -413,7 +410,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (phase === 'decoding') await actions.cancel();
       void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
       keeper.close();
-      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, notice: null, setAside: [], edited: false, partial: false, settle: null, recent: listRecent(storage) });
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, notice: null, setAside: [], partial: false, settle: null, recent: listRecent(storage) });
       transport.shell?.documentChanged(null);
     },
 
