@@ -191,8 +191,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validates a request from an untrusted peer; returns a reason when it is malformed. */
+/** No request nests deeper than this; a deeper one would overflow the stack of whatever copies it next. */
+export const MAX_REQUEST_DEPTH = 16;
+
+/** Whether a parsed JSON value nests objects or arrays deeper than `limit`, found without recursion. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) stack.push({ v: child, depth: depth + 1 });
+  }
+  return false;
+}
+
 export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } | { ok: false; reason: string } {
   if (!isObject(msg)) return { ok: false, reason: 'message is not an object' };
+  if (nestsDeeper(msg, MAX_REQUEST_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_REQUEST_DEPTH} levels` };
   if (msg.kind !== 'request') return { ok: false, reason: 'kind must be "request"' };
   if (typeof msg.id !== 'number' || !Number.isInteger(msg.id)) return { ok: false, reason: 'id must be an integer' };
   if (typeof msg.name !== 'string' || !(REQUEST_NAMES as readonly string[]).includes(msg.name)) {

@@ -107,6 +107,18 @@ test('a malformed message is answered under its own id, and the connection stays
   ws.terminate();
 });
 
+test('a request nested 10,000 levels deep is answered with a refusal, and the connection stays usable', async (t) => {
+  const { address, connections } = await serve(t);
+  const ws = await rawSocket(address);
+  const reply = new Promise<ResponseMessage>((resolve) => ws.once('message', (d) => resolve(JSON.parse(String(d)) as ResponseMessage)));
+  ws.send(`{"kind":"request","id":9,"name":"hello","params":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`);
+  assert.deepEqual(await reply, { kind: 'response', id: 9, ok: false, error: 'rejected: nested deeper than 16 levels' });
+  ws.send(JSON.stringify({ kind: 'request', id: 10, name: 'listSamples', params: {} }));
+  await until(() => connections[0]?.requests.length === 1);
+  assert.equal(connections[0]!.requests[0]!.id, 10);
+  ws.terminate();
+});
+
 test('a message over the per-message cap closes that connection only', async (t) => {
   const { address, connections } = await serve(t, { maxMessageBytes: 64 * 1024, maxBytesInFlight: 1024 * 1024 });
   const big = await rawSocket(address);

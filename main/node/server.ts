@@ -58,6 +58,12 @@ async function answer(connection: EngineConnection, data: RawData): Promise<Resp
   return { kind: 'response', id, ok: false, error: `rejected: ${checked.reason}` };
 }
 
+/** The id a message gives itself, for an answer when nothing else of it can be used; -1 when it has none. */
+function requestId(data: RawData): number {
+  const m = /"id"\s*:\s*(\d{1,15})/.exec(String(data).slice(0, 4096));
+  return m ? Number(m[1]) : -1;
+}
+
 function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector, budget: UploadBudget): void {
   const connection = engine.connect((message) => socket.send(JSON.stringify(message)));
   // Cut off at once: a graceful close would still buffer the rest of the message it is sending.
@@ -73,9 +79,14 @@ function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector,
     // A connection cut off for the budget may still hand over the message that passed it: not for the engine.
     if (socket.readyState !== socket.OPEN) return;
     const settle = bytes.messageArrived(byteLength(data));
+    // Every request gets an answer, an error one where answering failed.
     answer(connection, data)
+      .catch((err: unknown): ResponseMessage => {
+        const reason = err instanceof Error ? err.message : String(err);
+        console.error(`saccade: could not answer a request: ${reason}`);
+        return { kind: 'response', id: requestId(data), ok: false, error: `failed: ${reason}` };
+      })
       .then((response) => socket.send(JSON.stringify(response)))
-      .catch((err: unknown) => console.error(`saccade: could not answer a request: ${err instanceof Error ? err.message : String(err)}`))
       .finally(settle);
   });
 }
