@@ -74,6 +74,9 @@ export const MAX_DOCUMENT_BYTES = 200 * 1024 * 1024;
 /** Documents one session (a window, a browser tab) may hold open in the engine at once. */
 export const MAX_DOCUMENTS_PER_SESSION = 4;
 
+/** Bytes of documents all sessions together may hold open in the engine: two of the largest. */
+export const MAX_OPEN_DOCUMENT_BYTES = 2 * MAX_DOCUMENT_BYTES;
+
 /** Request name -> [params, result]. */
 export interface RequestMap {
   /** `vocab` (token id -> text, '' for special tokens) lets the UI show drafted tokens that were never committed. */

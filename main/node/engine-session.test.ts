@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS } from '../../common/engine-types';
-import { MAX_DOCUMENTS_PER_SESSION, type EventBatch, type RequestMap, type RequestName } from '../../common/protocol';
+import { MAX_DOCUMENTS_PER_SESSION, MAX_OPEN_DOCUMENT_BYTES, type EventBatch, type RequestMap, type RequestName } from '../../common/protocol';
 import { EngineSession } from './engine-session';
 import { addonPath } from './native-addon';
 import { SharedEngine, type OpenedDocument, type PagePipeline } from './shared-engine';
@@ -146,4 +146,21 @@ test('a session holds a bounded number of documents; others still open theirs', 
   assert.equal(opens.filter((o) => o === 'opened').length, MAX_DOCUMENTS_PER_SESSION);
   assert.match(opens.find((o) => o !== 'opened')!, /documents are open in this window already; close one first/);
   assert.match(await sessionOn(engine).open(), /^d\d+$/);
+});
+
+test('open documents are bounded in bytes across all sessions, and closing one makes room', async () => {
+  const fake = fakePipeline();
+  const engine = new SharedEngine(fake.pipeline);
+  const twoThirds = Buffer.alloc(Math.floor((MAX_OPEN_DOCUMENT_BYTES * 2) / 3)).toString('base64');
+  const a = sessionOn(engine);
+  const b = sessionOn(engine);
+  const first = (await a.ask('openDocument', { name: 'big.png', bytes: twoThirds })).doc.docId;
+  await assert.rejects(b.ask('openDocument', { name: 'also-big.png', bytes: twoThirds }),
+    /also-big\.png: the engine holds \d+ MB of open documents from all windows and tabs, and keeps at most 400 MB/);
+  await b.open();
+  await a.ask('closeDocument', { docId: first });
+  await b.ask('openDocument', { name: 'also-big.png', bytes: twoThirds });
+  // A session that goes away gives its documents' bytes back.
+  b.session.end();
+  await a.ask('openDocument', { name: 'big.png', bytes: twoThirds });
 });

@@ -48,6 +48,8 @@ export function describeModel(model: NativeModel, dir: string): ModelInfo {
 export class EngineSession {
   /** Only documents this session opened: another session's ids are unknown here, like closed ones. */
   private readonly documents = new Map<string, OpenedDocument>();
+  /** What gives each open document's bytes back to the engine's total (SharedEngine.holdDocumentBytes). */
+  private readonly held = new Map<string, () => void>();
   /** Opens under way count against the cap before their documents exist. */
   private opening = 0;
   private running: AbortController | null = null;
@@ -115,8 +117,7 @@ export class EngineSession {
     },
     closeDocument: async ({ docId }) => {
       const doc = this.documents.get(docId);
-      doc?.close();
-      this.documents.delete(docId);
+      if (doc) this.closeOne(doc);
       return { closed: doc !== undefined };
     },
   };
@@ -134,14 +135,21 @@ export class EngineSession {
   }
 
   private releaseDocuments(): void {
-    for (const doc of this.documents.values()) doc.close();
-    this.documents.clear();
+    for (const doc of [...this.documents.values()]) this.closeOne(doc);
+  }
+
+  private closeOne(doc: OpenedDocument): void {
+    doc.close();
+    this.held.get(doc.info.docId)?.();
+    this.held.delete(doc.info.docId);
+    this.documents.delete(doc.info.docId);
   }
 
   private async open(name: string, bytes: Uint8Array): Promise<DocumentInfo> {
     if (this.documents.size + this.opening >= MAX_DOCUMENTS_PER_SESSION) {
       throw new Error(`${name}: ${MAX_DOCUMENTS_PER_SESSION} documents are open in this window already; close one first.`);
     }
+    const release = this.engine.holdDocumentBytes(name, bytes.length);
     this.opening++;
     try {
       const doc = await this.engine.pipeline().openDocument(name, bytes);
@@ -150,7 +158,11 @@ export class EngineSession {
         throw new Error(`${name}: the connection closed while the document was opening`);
       }
       this.documents.set(doc.info.docId, doc);
+      this.held.set(doc.info.docId, release);
       return doc.info;
+    } catch (err) {
+      release();
+      throw err;
     } finally {
       this.opening--;
     }

@@ -5,7 +5,7 @@
 // while one runs (a decode keeps the model it started with), and a folder that fails to load leaves the
 // previous model in place.
 import type { DecodeOptions, DecodeResult } from '../../common/engine-types';
-import type { DocumentInfo, SampleInfo, SessionEvent } from '../../common/protocol';
+import { MAX_OPEN_DOCUMENT_BYTES, type DocumentInfo, type SampleInfo, type SessionEvent } from '../../common/protocol';
 import { checkModelFolder } from './models/model-folder';
 import { RecentModelFolders } from './models/recent-model-folders';
 import { defaultModelDir, loadAddon, type NativeAddon, type NativeModel } from './native-addon';
@@ -32,11 +32,30 @@ export class SharedEngine {
   private model: Promise<NativeModel> | null = null;
   private decoderOwner: object | null = null;
   private modelDir = defaultModelDir();
+  /** Bytes of the documents every session holds open: bounded together, not only per session. */
+  private openBytes = 0;
 
   constructor(
     private readonly pagePipeline: PagePipeline | null,
     private readonly recent = new RecentModelFolders(null),
   ) {}
+
+  /**
+   * Counts a document's bytes against what all sessions together may hold open, or refuses it in one line;
+   * the function returned gives them back (once).
+   */
+  holdDocumentBytes(name: string, bytes: number): () => void {
+    if (this.openBytes + bytes > MAX_OPEN_DOCUMENT_BYTES) {
+      const mb = (n: number) => Math.round(n / 2 ** 20);
+      throw new Error(`${name}: the engine holds ${mb(this.openBytes)} MB of open documents from all windows and tabs, and keeps at most ${mb(MAX_OPEN_DOCUMENT_BYTES)} MB; close documents you are done with.`);
+    }
+    this.openBytes += bytes;
+    let held = true;
+    return () => {
+      if (held) this.openBytes -= bytes;
+      held = false;
+    };
+  }
 
   pipeline(): PagePipeline {
     if (!this.pagePipeline) throw new Error('The page pipeline is not built yet: this build cannot open documents.');
