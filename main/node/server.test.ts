@@ -189,3 +189,49 @@ test('a model folder path that is no path is refused by the server before the en
   assert.deepEqual(connections[0]!.requests.map((r) => r.params), [{ dir: '/models/tiny' }]);
   ws.terminate();
 });
+
+const request = (id: number) => JSON.stringify({ kind: 'request', id, name: 'listSamples', params: {} });
+
+test('a connection asking faster than the engine answers is cut off; the others are still answered', async (t) => {
+  const limits = { maxMessageBytes: 64 * 1024, maxBytesInFlight: 1024 * 1024, maxPendingPerConnection: 4, maxPendingTotal: 6 };
+  const { address, connections } = await serve(t, limits);
+  const flood = await rawSocket(address);
+  const closed = closeCode(flood);
+  for (let id = 1; id <= 5; id++) flood.send(request(id));
+  assert.equal(await closed, 1006, 'the fifth request waiting on the engine cuts its connection');
+  assert.equal(connections[0]!.requests.length, 4);
+  // Its requests count until the engine has answered them, as they load the engine until then.
+  for (let i = 0; i < 4; i++) connections[0]!.answer();
+
+  // Over all connections together: two connections of three waiting requests fill the total of six.
+  const a = await rawSocket(address);
+  const b = await rawSocket(address);
+  for (let id = 1; id <= 3; id++) a.send(request(id));
+  await until(() => connections[1]?.requests.length === 3);
+  const bClosed = closeCode(b);
+  for (let id = 1; id <= 4; id++) b.send(request(id));
+  assert.equal(await bClosed, 1006);
+  // Answers free the count again: a waits on nothing once answered, and a new connection is served.
+  for (let i = 0; i < 3; i++) connections[1]!.answer();
+  const c = await rawSocket(address);
+  const reply = new Promise<ResponseMessage>((resolve) => c.once('message', (d) => resolve(JSON.parse(String(d)) as ResponseMessage)));
+  c.send(request(42));
+  await until(() => connections.at(-1)!.requests.length === 1);
+  connections.at(-1)!.answer();
+  assert.equal((await reply).id, 42);
+  a.terminate();
+  c.terminate();
+});
+
+test('a connection that does not read what it is sent is cut off past its queue bound', async (t) => {
+  const { address, connections } = await serve(t, { maxMessageBytes: 64 * 1024, maxBytesInFlight: 1024 * 1024, maxQueuedReplyBytes: 64 * 1024 });
+  const user = await rawSocket(address);
+  const closed = closeCode(user);
+  // Stop reading: what the server sends piles up in its buffer for this socket.
+  (user as unknown as { _socket: Socket })._socket.pause();
+  await until(() => connections.length === 1);
+  const batch = { kind: 'events' as const, docId: 'd', events: [{ type: 'engine_crashed' as const, reason: 'x'.repeat(32 * 1024) }] };
+  for (let i = 0; i < 200; i++) connections[0]!.onEvents(batch);
+  (user as unknown as { _socket: Socket })._socket.resume();
+  assert.equal(await closed, 1006);
+});

@@ -20,10 +20,25 @@ export interface ServerLimits {
   maxMessageBytes: number;
   /** Over every connection together, from arrival until the engine has answered (upload-budget.ts). */
   maxBytesInFlight: number;
+  /** Requests waiting for the engine's answer, per connection and over all of them. */
+  maxPendingPerConnection?: number;
+  maxPendingTotal?: number;
+  /** Replies and events sent to a connection and not yet taken by it. */
+  maxQueuedReplyBytes?: number;
 }
 
 /** Two documents on their way at once (two tabs opening files), not more. */
 const DEFAULT_LIMITS: ServerLimits = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBytesInFlight: 2 * MAX_MESSAGE_BYTES };
+/** The app asks a few things at a time; a page asking faster than the engine answers is not the app. */
+const DEFAULT_MAX_PENDING_PER_CONNECTION = 16;
+const DEFAULT_MAX_PENDING_TOTAL = 64;
+/** A reply carries at most a sample page or a vocabulary: far under this. */
+const DEFAULT_MAX_QUEUED_REPLY_BYTES = 16 * 1024 * 1024;
+
+/** What every connection's requests count against together. */
+interface SharedCounts {
+  pending: number;
+}
 
 export interface ServerOptions {
   port: number;
@@ -64,8 +79,23 @@ function requestId(data: RawData): number {
   return m ? Number(m[1]) : -1;
 }
 
-function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector, budget: UploadBudget): void {
-  const connection = engine.connect((message) => socket.send(JSON.stringify(message)));
+/**
+ * One WebSocket connection: its requests go to its engine session, its answers and events come back. What it
+ * may hold is bounded: requests waiting for an answer (per connection and over all), and what is queued for
+ * it to read. A connection past a bound is cut off at once, so that it alone pays, not the others.
+ */
+function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector, budget: UploadBudget, limits: ServerLimits,
+  shared: SharedCounts): void {
+  const maxPending = limits.maxPendingPerConnection ?? DEFAULT_MAX_PENDING_PER_CONNECTION;
+  const maxPendingTotal = limits.maxPendingTotal ?? DEFAULT_MAX_PENDING_TOTAL;
+  const maxQueued = limits.maxQueuedReplyBytes ?? DEFAULT_MAX_QUEUED_REPLY_BYTES;
+  const send = (message: unknown) => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify(message));
+    if (socket.bufferedAmount > maxQueued) socket.terminate();
+  };
+  let pending = 0;
+  const connection = engine.connect(send);
   // Cut off at once: a graceful close would still buffer the rest of the message it is sending.
   const bytes = budget.watch(stream, () => socket.terminate());
   // ws reports a protocol error (an oversized or malformed frame) here and closes the connection itself;
@@ -78,6 +108,12 @@ function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector,
   socket.on('message', (data) => {
     // A connection cut off for the budget may still hand over the message that passed it: not for the engine.
     if (socket.readyState !== socket.OPEN) return;
+    if (pending >= maxPending || shared.pending >= maxPendingTotal) {
+      socket.terminate();
+      return;
+    }
+    pending++;
+    shared.pending++;
     const settle = bytes.messageArrived(byteLength(data));
     // Every request gets an answer, an error one where answering failed.
     answer(connection, data)
@@ -86,8 +122,12 @@ function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector,
         console.error(`saccade: could not answer a request: ${reason}`);
         return { kind: 'response', id: requestId(data), ok: false, error: `failed: ${reason}` };
       })
-      .then((response) => socket.send(JSON.stringify(response)))
-      .finally(settle);
+      .then(send)
+      .finally(() => {
+        pending--;
+        shared.pending--;
+        settle();
+      });
   });
 }
 
@@ -97,6 +137,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const engine = options.engine ?? new EngineClient();
   const limits = options.limits ?? DEFAULT_LIMITS;
   const budget = new UploadBudget(limits.maxBytesInFlight);
+  const shared: SharedCounts = { pending: 0 };
   // Set once listening: the guard checks the port actually bound (a port of 0 picks a free one).
   let guard: LoopbackGuard | null = null;
 
@@ -123,7 +164,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       return rejectUpgrade(socket, '403 Forbidden');
     }
     if (target.pathname !== '/ws') return rejectUpgrade(socket, '404 Not Found');
-    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, socket, engine, budget));
+    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, socket, engine, budget, limits, shared));
   });
   server.on('close', () => engine.close());
 
