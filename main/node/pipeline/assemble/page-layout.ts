@@ -87,10 +87,10 @@ function inRows(lines: readonly FrameLine[]): FrameLine[] {
 }
 
 /**
- * Paragraphs of the lines no region claimed: a line joins the one above it when they are not one row, the gap
- * between them is under the smaller line's height (or they overlap a little), they overlap sideways by a
- * third of the narrower, and neither is half again as tall; lines of one row closer than their height join
- * too (the detector cuts a line at a wide space). A column gutter is wider than that, even a newspaper's.
+ * Paragraphs of the lines no region claimed: a line joins the one above it when the gap between them is under
+ * the smaller line's height, or they overlap by less than half of it (more is one row), they overlap sideways
+ * by a third of the narrower, and neither is half again as tall; lines of one row closer than their height
+ * join too (the detector cuts a line at a wide space). A column gutter is wider than that, even a newspaper's.
  */
 function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
   const parent = lines.map((_, i) => i);
