@@ -3,10 +3,10 @@
 // ipcRenderer, no Node. Sandboxed preloads may only import 'electron'; the protocol checks are bundled in.
 import { contextBridge, ipcRenderer } from 'electron';
 import { checkServerMessage, REQUEST_NAMES, type EventBatch, type RequestName } from '../../common/protocol';
+import { SHELL_COMMANDS } from '../../common/shell-commands';
 
 type Listener = (batch: EventBatch) => void;
-const MENU_COMMANDS = new Set(['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme', 'toggle-boxes',
-  'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit', 'next-check', 'previous-check']);
+const MENU_COMMANDS = new Set<string>(SHELL_COMMANDS);
 
 let port: MessagePort | null = null;
 let nextId = 1;

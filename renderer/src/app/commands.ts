@@ -3,7 +3,8 @@ import { MAX_DOCUMENT_BYTES } from '../../../common/protocol';
 import type { Session } from '../state/session-store';
 import { editorHandle } from '../editor/editor-handle';
 import { exportName } from '../state/markdown-layout';
-import type { ShellCommand, Transport } from '../transport/transport';
+import type { ShellCommand } from '../../../common/shell-commands';
+import type { Transport } from '../transport/transport';
 
 export function createCommands(session: Session, transport: Transport, pickFile: () => void) {
   const { store, actions } = session;

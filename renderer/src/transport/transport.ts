@@ -1,6 +1,7 @@
 // The renderer's one way to reach the engine session and the host around it. Two carriers implement it:
 // Electron's preload bridge and a WebSocket to the local server; the UI never knows which one it has.
 import type { EventBatch, RequestMap, RequestName } from '../../../common/protocol';
+import type { ShellCommand } from '../../../common/shell-commands';
 
 export interface Transport {
   readonly kind: 'electron' | 'websocket';
@@ -10,13 +11,6 @@ export interface Transport {
   /** Native menus, dialogs and files; present only inside Electron. */
   readonly shell?: HostShell;
 }
-
-/** Menu commands main sends to the focused window. */
-export type ShellCommand = 'open' | 'export' | 'close' | 'decode' | 'cancel' | 'toggle-theme'
-  | 'toggle-boxes' | 'toggle-heatmap' | 'toggle-tokens' | 'zoom-in' | 'zoom-out' | 'zoom-fit' | 'next-check' | 'previous-check';
-
-export const SHELL_COMMANDS: readonly ShellCommand[] = ['open', 'export', 'close', 'decode', 'cancel', 'toggle-theme',
-  'toggle-boxes', 'toggle-heatmap', 'toggle-tokens', 'zoom-in', 'zoom-out', 'zoom-fit', 'next-check', 'previous-check'];
 
 export interface HostShell {
   /** Shows the native save dialog and writes the file; false when the user cancelled. */
