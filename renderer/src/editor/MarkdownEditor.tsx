@@ -75,17 +75,21 @@ export function MarkdownEditor() {
     const scheduleSync = () => { syncTimer ??= setTimeout(syncNow, STREAM_INTERVAL_MS); };
 
     /** Turns the editor's text, when it is `from`, into `to` by word edits (else replaces it whole). */
-    const settle = (from: string, to: string) => mirrored(() => {
-      if (model.getValue() !== from) {
-        model.setValue(to);
-        return;
-      }
-      model.applyEdits(textEdits(from, to).map((e) => {
-        const start = model.getPositionAt(e.start);
-        const end = model.getPositionAt(e.end);
-        return { range: { startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column }, text: e.text };
-      }));
-    });
+    const settle = (from: string, to: string) => {
+      mirrored(() => {
+        if (model.getValue() !== from) {
+          model.setValue(to);
+          return;
+        }
+        model.applyEdits(textEdits(from, to).map((e) => {
+          const start = model.getPositionAt(e.start);
+          const end = model.getPositionAt(e.end);
+          return { range: { startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column }, text: e.text };
+        }));
+      });
+      // A word the user corrected is no longer one to check.
+      countToCheck();
+    };
 
     const load = (s: SessionState) => {
       const draft = s.doc?.draft;
