@@ -173,6 +173,15 @@ test('the welcome view lists a decoded document as recent, and forgets its text 
   await page.close();
 });
 
+/** What the user checks with is on screen: tinted tokens, words to check, every round, a token's heatmap. */
+async function checkingAidsShown(page: Page): Promise<void> {
+  assert.ok(await page.locator('.view-lines .tok-accepted').count() > 10, 'tokens are tinted');
+  assert.ok(await page.locator('.view-lines .tok-check').count() > 0, 'words to check are marked');
+  assert.equal(Number(await page.getByTestId('timeline').getAttribute('data-rounds')), expectedRounds());
+  await page.locator('.tok-accepted').nth(20).hover();
+  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor');
+}
+
 /** Selects `word` on the editor's first line (Monaco's find widget would take the keyboard). */
 async function selectInFirstLine(page: Page, word: string): Promise<void> {
   const line = await page.locator('.view-line').first().innerText();
@@ -228,13 +237,8 @@ test('a reload in the middle of "Decode again" keeps the finished text, with its
   assert.match(await page.getByTestId('draft-notice').innerText(), /did not finish .*: the text from before it is shown/);
   assert.equal((await savedDraft(page))!.text, finished, 'the finished text was not replaced by the partial one');
   assert.equal(await page.getByTestId('partial-banner').count(), 0);
-  // What the user checks with came back with the text: tints, words to check, rounds, statistics, heatmaps.
-  assert.ok(await page.locator('.view-lines .tok-accepted').count() > 10, 'tokens are tinted again');
-  assert.ok(await page.locator('.view-lines .tok-check').count() > 0, 'words to check are marked again');
-  assert.equal(Number(await page.getByTestId('timeline').getAttribute('data-rounds')), expectedRounds());
+  await checkingAidsShown(page);
   assert.match(await page.getByTestId('stat-tpf').innerText(), /^[2-9]\.\d\d/);
-  await page.locator('.tok-accepted').nth(20).hover();
-  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor');
   await page.close();
 });
 
@@ -244,11 +248,7 @@ test('after a reload an edited text comes back with its underlines, rounds and h
   await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 30_000 });
   await appendEditAndReload(page, 'Checked on Monday.');
   await page.keyboard.press('Control+Home');
-  assert.ok(await page.locator('.view-lines .tok-accepted').count() > 10, 'tokens are tinted again');
-  assert.ok(await page.locator('.view-lines .tok-check').count() > 0, 'words to check are marked again');
-  assert.equal(Number(await page.getByTestId('timeline').getAttribute('data-rounds')), expectedRounds());
-  await page.locator('.tok-accepted').nth(20).hover();
-  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap]')?.getAttribute('data-heat-origin') === 'editor');
+  await checkingAidsShown(page);
   assert.match((await savedDraft(page))!.text, /Checked on Monday\.$/);
   await page.close();
 });

@@ -7,6 +7,7 @@
 // Unit tests of the stores use it, and the renderer test replays it where the real engine is not built.
 import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
+import { seededRandom } from './seeded-random';
 
 export interface SyntheticRegion {
   id: string;
@@ -72,18 +73,6 @@ function engineKind(kind: LayoutRegion['kind']): RegionKind {
   return kind === 'table' || kind === 'formula' ? kind : 'text';
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A Gaussian blob of attention around (row, col) over the merged grid, strongest first, normalised. */
 function fixationAt(grid: { rows: number; cols: number }, row: number, col: number, keep: number) {
   const cells: Array<[number, number]> = [];
@@ -106,7 +95,7 @@ function fixationAt(grid: { rows: number; cols: number }, row: number, col: numb
 export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number } = {}): SyntheticDecode {
   const docId = options.docId ?? 'synthetic-doc';
   const blockSize = options.blockSize ?? 8;
-  const rand = random(options.seed ?? 7);
+  const rand = seededRandom(options.seed ?? 7);
   const vocab = ['<pad>', '<bos>', '<eos>', '<mask>'].map(() => '');
   const ids = new Map<string, number>();
   const idOf = (piece: string) => {

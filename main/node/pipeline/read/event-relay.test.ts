@@ -11,6 +11,16 @@ function token(regionId: string, text: string): TokenEvent {
     fixation: { indices: [1], weights: [1] } };
 }
 
+/** A crop's region_start over a one-row grid of `cols` image tokens. */
+function start(regionId: string, cols = 3): EngineEvent {
+  return { type: 'region_start', regionId, kind: 'text', grid: { rows: 1, cols }, imageTokens: cols };
+}
+
+/** A crop read as one token, start to end. */
+function readAs(regionId: string, text: string, cols = 3): EngineEvent[] {
+  return [start(regionId, cols), token(regionId, text), { type: 'region_end', regionId, text, stats }];
+}
+
 test('line crops of one region stream as that region, each fixation framed by its own line', () => {
   const lines = [{ x0: 10, y0: 10, x1: 210, y1: 42 }, { x0: 10, y0: 50, x1: 110, y1: 82 }];
   const out: EngineEvent[] = [];
@@ -20,12 +30,8 @@ test('line crops of one region stream as that region, each fixation framed by it
   );
   // The second line's events arrive first; they are held until the first line ends.
   relay.push([
-    { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
-    token('r/1', 'b'),
-    { type: 'region_end', regionId: 'r/1', text: 'b', stats },
-    { type: 'region_start', regionId: 'r/0', kind: 'text', grid: { rows: 1, cols: 6 }, imageTokens: 6 },
-    token('r/0', 'a'),
-    { type: 'region_end', regionId: 'r/0', text: 'a', stats },
+    ...readAs('r/1', 'b'),
+    ...readAs('r/0', 'a', 6),
   ]);
   const tokens = out.filter((e): e is TokenEvent => e.type === 'token');
   assert.deepEqual(tokens.map((t) => [t.regionId, t.index, t.text]), [['r', 0, 'a'], ['r', 1, ' b']]);
@@ -43,11 +49,11 @@ test('a line whose loop was taken back shifts the next line to the kept length',
   );
   const at = (t: TokenEvent, index: number): TokenEvent => ({ ...t, index });
   relay.push([
-    { type: 'region_start', regionId: 'r/0', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    start('r/0'),
     at(token('r/0', 'a'), 0), at(token('r/0', 'b'), 1), at(token('r/0', 'b'), 2),
     { type: 'retract', regionId: 'r/0', index: 2 },
     { type: 'region_end', regionId: 'r/0', text: 'ab', stats: { ...stats, tokens: 2, retractedTokens: 1 } },
-    { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    start('r/1'),
     at(token('r/1', 'c'), 0),
     { type: 'region_end', regionId: 'r/1', text: 'c', stats },
   ]);
@@ -71,12 +77,8 @@ test('a table read by cells streams as HTML: markup rides on each cell\'s first 
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), (r) => done.push(r.text), () => {},
   );
   relay.push([
-    { type: 'region_start', regionId: 't/0', kind: 'text', grid: { rows: 1, cols: 1 }, imageTokens: 1 },
-    token('t/0', 'A'),
-    { type: 'region_end', regionId: 't/0', text: 'A', stats },
-    { type: 'region_start', regionId: 't/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
-    token('t/1', '1 & 2'),
-    { type: 'region_end', regionId: 't/1', text: '1 & 2', stats },
+    ...readAs('t/0', 'A', 1),
+    ...readAs('t/1', '1 & 2'),
   ]);
   const html = '<table><thead><tr><td>A</td><td></td></tr></thead><tbody><tr><td colspan="2">1 &amp; 2</td></tr></tbody></table>';
   const end = out.find((e) => e.type === 'region_end');
@@ -99,7 +101,7 @@ test('a table cell of several lines joins its read lines by one space and skips 
   const out: EngineEvent[] = [];
   const relay = new EventRelay(crops, new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
   relay.push(texts.flatMap((text, line): EngineEvent[] => [
-    { type: 'region_start', regionId: `t/${line}`, kind: 'text', grid: { rows: 1, cols: 2 }, imageTokens: 2 },
+    start(`t/${line}`, 2),
     ...(text ? [token(`t/${line}`, text)] : []),
     { type: 'region_end', regionId: `t/${line}`, text, stats: { ...stats, tokens: text ? 1 : 0 } },
   ]));
@@ -127,10 +129,8 @@ test('a line taken back whole and read again keeps its lead, its region_start is
   const relay = new EventRelay(lines.map((box, line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box })),
     new Map(), (events) => out.push(...events), () => {}, () => {});
   relay.push([
-    { type: 'region_start', regionId: 'r/0', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
-    token('r/0', 'a'),
-    { type: 'region_end', regionId: 'r/0', text: 'a', stats },
-    { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    ...readAs('r/0', 'a'),
+    start('r/1'),
     token('r/1', 'x'),
     { type: 'retract', regionId: 'r/1', index: 0 },
     { type: 'region_start', regionId: 'r/1', kind: 'text', grid: { rows: 2, cols: 5 }, imageTokens: 10 },
@@ -151,14 +151,13 @@ test('a table cell taken back whole gives its markup to the reading that replace
   const out: EngineEvent[] = [];
   const relay = new EventRelay(grid.cells.map((c, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: c.lines[0]! })),
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
-  const start = (id: string): EngineEvent => ({ type: 'region_start', regionId: id, kind: 'text', grid: { rows: 1, cols: 2 }, imageTokens: 2 });
   relay.push([
-    start('t/0'), token('t/0', 'A'), { type: 'region_end', regionId: 't/0', text: 'A', stats },
+    ...readAs('t/0', 'A', 2),
     // Replaced by another view's reading.
-    start('t/1'), token('t/1', 'x'), { type: 'retract', regionId: 't/1', index: 0 }, start('t/1'), token('t/1', 'B'),
+    start('t/1', 2), token('t/1', 'x'), { type: 'retract', regionId: 't/1', index: 0 }, start('t/1', 2), token('t/1', 'B'),
     { type: 'region_end', regionId: 't/1', text: 'B', stats },
     // Dropped: the cell reads as nothing.
-    start('t/2'), token('t/2', 'y'), { type: 'retract', regionId: 't/2', index: 0 },
+    start('t/2', 2), token('t/2', 'y'), { type: 'retract', regionId: 't/2', index: 0 },
     { type: 'region_end', regionId: 't/2', text: '', stats: { ...stats, tokens: 0 } },
   ]);
   const html = '<table><thead><tr><td>A</td><td>B</td><td></td></tr></thead></table>';
@@ -173,7 +172,7 @@ test('prose that looks like HTML streams escaped, as the Markdown writes it; a t
   const relay = new EventRelay([{ id: 'r/0', kind: 'text', regionId: 'r', line: 0, box: { x0: 0, y0: 0, x1: 100, y1: 30 } }],
     new Map(), (events) => out.push(...events), (r) => done.push(r.text), () => {});
   relay.push([
-    { type: 'region_start', regionId: 'r/0', kind: 'text', grid: { rows: 1, cols: 3 }, imageTokens: 3 },
+    start('r/0'),
     token('r/0', '<script>'), { ...token('r/0', 'alert(1)</script>'), index: 1 },
     { type: 'region_end', regionId: 'r/0', text: '<script>alert(1)</script>', stats: { ...stats, tokens: 2 } },
   ]);

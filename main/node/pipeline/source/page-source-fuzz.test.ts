@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openPageSource } from './page-source';
+import { seededRandom } from '../../../../test/support/seeded-random';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const SAMPLES = [
@@ -18,21 +19,9 @@ const CASES = Number(process.env.SACCADE_FUZZ_CASES ?? 6);
 /** Far above what a sample takes to open and render (well under a second), far below a hang. */
 const CASE_MS = 15_000;
 
-/** mulberry32: a small seeded generator, so every case can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Damage where the structure is (headers, tables, the PDF's trailer) more often than in pixel data. */
 function mutate(bytes: Uint8Array, seed: number): Uint8Array {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const at = () => Math.floor((rnd() < 0.6 ? Math.min(bytes.length, 4096) : bytes.length) * rnd());
   const out = Uint8Array.from(bytes);
   switch (Math.floor(rnd() * 4)) {
