@@ -1,5 +1,5 @@
 // One build for every runtime: Electron main + the Node entry points (server, engine host, CLI, bench,
-// eval), the preload script, and the renderer (which also runs unchanged in a plain browser).
+// eval, the PDF worker), the preload script, and the renderer (which also runs unchanged in a plain browser).
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
@@ -11,6 +11,8 @@ const nodeEntries = {
   cli: resolve(__dirname, 'main/node/cli.ts'),
   eval: resolve(__dirname, 'main/node/eval.ts'),
   bench: resolve(__dirname, 'main/node/bench.ts'),
+  // pdf.js runs in a worker thread of its own, loaded from this file (main/node/pipeline/source/pdf-source.ts).
+  'pdf-worker': resolve(__dirname, 'main/node/pipeline/source/pdf-worker.ts'),
 };
 
 export default defineConfig({

@@ -1,5 +1,6 @@
 // Lint keeps the runtimes apart (docs/decisions/0001): renderer code cannot reach Node or main, common code
-// reaches nothing but itself, and only main/electron imports electron.
+// reaches nothing but itself, and only main/electron imports electron; main's Node code takes sharp from one
+// module, which configures it.
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['fs', 'path', 'child_process', 'os', 'net', 'http', 'worker_threads', 'crypto', 'url']
@@ -18,6 +19,16 @@ export default tseslint.config(
   {
     files: ['main/electron/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['main/node/**/*.ts'],
+    ignores: ['main/node/image-codec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'sharp', message: 'Import sharp from main/node/image-codec.ts, which turns its cache off.' }],
+        patterns: [{ group: ['electron'], message: 'Only main/electron may import electron.' }],
+      }],
+    },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],

@@ -1,7 +1,7 @@
 // Every message between the renderer and the engine session, whatever carries it (Electron message port or
 // WebSocket). Requests are answered once; events stream. Validators run on every message that crosses a
 // process boundary, so a malformed message is rejected at the edge with a clear reason.
-import { DECODE_MODES, type DecodeMode, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionKind } from './engine-types';
+import { DECODE_MODES, type DecodeMode, type DecodeOptions, type EngineEvent, type EngineInfo, type RegionKind } from './engine-types';
 
 export interface Box {
   x0: number;
@@ -84,7 +84,8 @@ export interface RequestMap {
   listSamples: [Record<string, never>, SampleInfo[]];
   openSample: [{ name: string }, { doc: DocumentInfo; bytes: string }];
   openDocument: [{ name: string; bytes: string }, { doc: DocumentInfo }];
-  decode: [{ docId: string; pages: number[] | null; options: DecodeOptions }, DecodeResult];
+  /** Everything read comes as events while it runs (a page's cost is bounded, not the document's); the answer says how it ended. */
+  decode: [{ docId: string; pages: number[] | null; options: DecodeOptions }, { cancelled: boolean }];
   cancel: [Record<string, never>, { cancelled: boolean }];
   closeDocument: [{ docId: string }, { closed: boolean }];
   /** Model folders loaded before, most recent first, the loaded one included; the embedded default is not listed. */

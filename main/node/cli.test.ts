@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import sharp from 'sharp';
+import { sharp } from './image-codec';
 import { parseArgs, readInput } from './cli';
 import { addonPath, maxThreads } from './native-addon';
 

@@ -4,16 +4,16 @@
 // reported on one line and the batch goes on; the exit status says whether every file succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import sharp from 'sharp';
+import { sharp } from './image-codec';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
 import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
+import { DocumentOutputs } from './cli-document-outputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultModelDir, loadAddon, maxThreads } from './native-addon';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type FigureSink, type PageAnalysisOptions } from './pipeline';
 import { MAX_PAGES } from './pipeline/source/page-source';
 import { ProgressBar } from './progress-bar';
-import { RunRecorder } from './run-recorder';
 
 interface CliArgs {
   files: string[];
@@ -40,7 +40,8 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with
   several it names a folder. Without -o the Markdown goes to standard output. --json and --hocr write
   <name>.json and <name>.hocr beside it: the JSON has every region, round and token; hOCR has every word with
-  its box (from where the model looked while writing it; needs fixation) and its confidence. Figures are
+  its box (from where the model looked while writing it; needs fixation) and its confidence. Every output is
+  written as its pages are read, and a document that fails partway keeps the pages read before. Figures are
   written beside a Markdown file as <name>-p<page>-figure<n>.png and linked from it. An output never
   replaces an input; it replaces another existing file only with --force.`;
 
@@ -120,13 +121,12 @@ async function main(): Promise<number> {
     return 2;
   }
   for (const folder of plan.folders) mkdirSync(folder, { recursive: true });
-  // Without --force nothing existing is replaced, even a file that appeared since the plan was checked.
-  const write = (path: string, text: string | Buffer) => writeFileSync(path, text, { flag: args.force ? 'w' : 'wx' });
   // A figure is written beside its Markdown as <stem>-p<page>-figure<n>.png, and the Markdown links it there.
   const figures = (markdown: string | null): FigureSink | undefined => markdown ? async ({ page, index, image }) => {
     const name = `${basename(markdown).replace(/\.md$/i, '')}-p${page + 1}-figure${index}.png`;
     const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer();
-    write(join(dirname(markdown), name), png);
+    // Without --force nothing existing is replaced, even a file that appeared since the plan was checked.
+    writeFileSync(join(dirname(markdown), name), png, { flag: args.force ? 'w' : 'wx' });
     return name;
   } : undefined;
   const addon = loadAddon();
@@ -164,36 +164,46 @@ async function main(): Promise<number> {
       failed.push(file);
       continue;
     }
-    const recorder = new RunRecorder();
+    const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force);
     try {
       bar.start(`${basename(file)} (${i + 1}/${args.files.length})`);
-      const result = await decodeDocument(doc, model, args.options, null, (events) => {
-        if (args.json || args.hocr) recorder.record(events);
-        for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
-      }, controller.signal, args.analysis, figures(plan.files[i]!.markdown));
+      const { cancelled } = await decodeDocument(doc, model, {
+        options: args.options,
+        pages: null,
+        emit: (events) => {
+          outputs.record(events);
+          for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
+        },
+        onPage: (page) => {
+          outputs.page(page);
+          pages++;
+          for (const r of page.regions) {
+            tokens += r.stats.tokens;
+            committed += r.stats.committed;
+            forwards += r.stats.forwards;
+            stageMs.encode += r.stats.encodeMs;
+            stageMs.prefill += r.stats.prefillMs;
+            stageMs.decode += r.stats.decodeMs;
+            regions++;
+          }
+        },
+        signal: controller.signal,
+        analysis: args.analysis,
+        figures: figures(plan.files[i]!.markdown),
+      });
       bar.done();
-      pages += doc.info.pages.length;
-      for (const r of result.regions) {
-        tokens += r.stats.tokens;
-        committed += r.stats.committed;
-        forwards += r.stats.forwards;
-        stageMs.encode += r.stats.encodeMs;
-        stageMs.prefill += r.stats.prefillMs;
-        stageMs.decode += r.stats.decodeMs;
-        regions++;
-      }
-      const out = plan.files[i]!;
-      if (out.markdown) write(out.markdown, result.markdown);
-      else process.stdout.write(result.markdown);
-      if (out.json) {
-        const json = { document: doc.info, options: args.options, pages: recorder.toJSON(), regions: result.regions, cancelled: result.cancelled };
-        write(out.json, JSON.stringify(json));
-      }
-      if (out.hocr) write(out.hocr, recorder.toHocr(doc.info));
+      outputs.finish({ cancelled });
     } catch (err) {
       bar.done();
-      console.error(`error: ${file}: ${(err as Error).message}`);
+      const message = (err as Error).message;
+      const kept = outputs.pagesWritten;
+      console.error(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
       failed.push(file);
+      try {
+        outputs.finish({ cancelled: false, error: message });
+      } catch (finishErr) {
+        console.error(`error: ${file}: its outputs could not be completed (${(finishErr as Error).message})`);
+      }
     } finally {
       doc.close();
     }

@@ -23,7 +23,7 @@ function fakePipeline() {
       const docId = `d${++opened}`;
       return { info: { docId, name, format: 'png', pages: [{ index: 0, width: 10, height: 10 }] }, close: () => void closed.push(docId) };
     },
-    decodeDocument: async (doc: OpenedDocument, _model, _options, _pages, emit, signal) => {
+    decodeDocument: async (doc: OpenedDocument, _model, { emit, signal }) => {
       signals.push(signal);
       emit([{ type: 'progress', docId: doc.info.docId, regionsDone: 0, regionsTotal: 1, elapsedMs: 0, remainingMs: null }]);
       await new Promise<void>((resolve) => {
@@ -31,7 +31,7 @@ function fakePipeline() {
         if (signal.aborted) resolve();
         signal.addEventListener('abort', () => resolve());
       });
-      return { regions: [], cancelled: signal.aborted, markdown: '' };
+      return { cancelled: signal.aborted };
     },
     listSamples: () => [],
     readSample: () => ({ name: 'x', bytes: new Uint8Array() }),
@@ -62,14 +62,14 @@ test('a cancel sent while the model is still loading stops the decode waiting fo
   const docId = await user.open();
   const decoding = user.decode(docId);
   assert.deepEqual(await user.ask('cancel', {}), { cancelled: true });
-  assert.deepEqual(await decoding, { regions: [], cancelled: true });
+  assert.deepEqual(await decoding, { cancelled: true });
   assert.equal(fake.signals.length, 1);
   assert.ok(fake.signals[0]!.aborted);
   // The next decode runs: the cancel was spent on the one it stopped.
   const next = user.decode(docId);
   await decodeStarted(fake.signals, 2);
   fake.finishAll();
-  assert.deepEqual(await next, { regions: [], cancelled: false });
+  assert.deepEqual(await next, { cancelled: false });
 });
 
 test('a decode\'s events go to its own session alone, each batch naming the document', { skip: noAddon }, async () => {
@@ -120,14 +120,14 @@ test('a session that ends stops its decode and then releases its documents', { s
   user.session.end();
   assert.ok(fake.signals[0]!.aborted);
   assert.deepEqual(fake.closed, [], 'the decode still reads its document until it returns');
-  assert.deepEqual(await decoding, { regions: [], cancelled: true });
+  assert.deepEqual(await decoding, { cancelled: true });
   assert.deepEqual(fake.closed.sort(), [first, second]);
   // The engine is free for the next session.
   const next = sessionOn(engine);
   const decodingNext = next.decode(await next.open());
   await decodeStarted(fake.signals, 2);
   fake.finishAll();
-  assert.deepEqual(await decodingNext, { regions: [], cancelled: false });
+  assert.deepEqual(await decodingNext, { cancelled: false });
 });
 
 test('a session that ends while idle releases its documents at once', async () => {

@@ -102,8 +102,7 @@ export class EngineSession {
       const emit = (events: EventBatch['events']) => { if (!this.ended) this.send({ docId, events }); };
       try {
         const model = await this.engine.loadedModel();
-        const { regions, cancelled } = await pipeline.decodeDocument(doc, model, options, pages, emit, controller.signal);
-        return { regions, cancelled };
+        return await pipeline.decodeDocument(doc, model, { options, pages, emit, signal: controller.signal });
       } finally {
         this.running = null;
         this.engine.releaseDecoder(this);

@@ -5,7 +5,7 @@
 // a pooled figure can be traced to the documents that moved it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import sharp from 'sharp';
+import { sharp } from './image-codec';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
 import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
@@ -107,13 +107,21 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
     const recorder = new RunRecorder();
     try {
       // A table crop read by cells skips page layout: the crop is the table.
-      const result = await decodeDocument(doc, model, options, null, (events) => {
-        recorder.record(events);
-        for (const e of events) if (e.type === 'page_layout') regions.push(...e.regions);
-      }, new AbortController().signal, { ...analysis, pageIsTable: byCells });
+      let markdown = '';
+      await decodeDocument(doc, model, {
+        options,
+        pages: null,
+        emit: (events) => {
+          recorder.record(events);
+          for (const e of events) if (e.type === 'page_layout') regions.push(...e.regions);
+        },
+        onPage: (page) => void (markdown += page.markdown),
+        signal: new AbortController().signal,
+        analysis: { ...analysis, pageIsTable: byCells },
+      });
       const ms = Date.now() - started;
       const words = recorder.pageWords(0).flatMap((r) => r.lines.flatMap((l) => l.words));
-      return { text: result.markdown, order: readOrder(regions), frame: doc.info.pages[0]!, words, regions, ms };
+      return { text: markdown, order: readOrder(regions), frame: doc.info.pages[0]!, words, regions, ms };
     } finally {
       doc.close();
     }

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DocumentInfo, LayoutRegion } from '../../common/protocol';
-import { renderHocr } from './hocr';
+import { HOCR_TAIL, hocrHead, hocrPage, type HocrRegion } from './hocr';
+
+/** A whole document's hOCR as the CLI writes it, head, pages and tail. */
+function renderHocr(doc: DocumentInfo, pages: ReadonlyArray<readonly HocrRegion[]>): string {
+  return hocrHead(doc) + doc.pages.map((page) => hocrPage(page, pages[page.index] ?? [])).join('') + HOCR_TAIL;
+}
 
 /** Every element closed in order (the XHTML is well formed as far as its tags go). */
 function balanced(xml: string): boolean {

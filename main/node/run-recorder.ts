@@ -1,10 +1,10 @@
-// What a document's decode streamed, per layout region, kept for the outputs written after it: the JSON
-// result (region boxes and types per page, with the rounds and tokens the UI replays, and the lines whose
-// unsure readings were left out of the text), the hOCR one, and the words with their boxes for evaluation.
-// Tokens are kept as the text stands: a retract takes back what it retracts.
+// What a document's decode streamed, per layout region, kept until its page is written out: the page's JSON
+// (region boxes and types, with the rounds and tokens the UI replays, and the lines whose unsure readings were
+// left out of the text), its hOCR words, and the words with their boxes for evaluation. Tokens are kept as the
+// text stands: a retract takes back what it retracts. A page written out is forgotten.
 import type { EngineEvent, RegionStats, TokenEvent } from '../../common/engine-types';
-import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
-import { renderHocr, type HocrRegion } from './hocr';
+import type { Box, LayoutRegion, SessionEvent } from '../../common/protocol';
+import type { HocrRegion } from './hocr';
 import { regionWords } from './pipeline/write/word-boxes';
 
 interface RecordedRegion extends LayoutRegion {
@@ -16,19 +16,22 @@ interface RecordedRegion extends LayoutRegion {
   stats?: RegionStats;
 }
 
-export class RunRecorder {
-  private readonly pages = new Map<number, RecordedRegion[]>();
-  private readonly byId = new Map<string, RecordedRegion>();
+interface RecordedPage {
+  regions: RecordedRegion[];
   /** Each text line crop's groups of ink, by the crop's box. */
-  private readonly ink = new Map<string, Box[]>();
+  ink: Map<string, Box[]>;
+}
+
+export class RunRecorder {
+  private readonly pages = new Map<number, RecordedPage>();
+  private readonly byId = new Map<string, RecordedRegion>();
 
   record(events: SessionEvent[]): void {
     for (const e of events) {
       if (e.type === 'page_layout') {
         const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
         for (const r of regions) this.byId.set(r.id, r);
-        this.pages.set(e.page, regions);
-        for (const l of e.lines) this.ink.set(boxKey(l.box), l.inkWords);
+        this.pages.set(e.page, { regions, ink: new Map(e.lines.map((l) => [boxKey(l.box), l.inkWords])) });
       } else if (e.type === 'unsure_line') {
         this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
       } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
@@ -46,27 +49,26 @@ export class RunRecorder {
     }
   }
 
-  toJSON(): unknown {
-    return this.sortedPages().map(([page, regions]) => ({
-      page,
-      regions: regions.map(({ grid: _grid, ...r }) => ({ ...r, rounds: r.rounds.map(stripRegion), tokens: r.tokens.map(stripRegion) })),
-    }));
-  }
-
-  toHocr(doc: DocumentInfo): string {
-    return renderHocr(doc, doc.pages.map((_, p) => this.pageWords(p)));
+  /** A page's regions as the JSON output holds them. */
+  pageJSON(page: number): unknown {
+    const regions = this.pages.get(page)?.regions ?? [];
+    return { page, regions: regions.map(({ grid: _grid, ...r }) => ({ ...r, rounds: r.rounds.map(stripRegion), tokens: r.tokens.map(stripRegion) })) };
   }
 
   /** A page's read regions in reading order, with their lines and words. */
   pageWords(page: number): HocrRegion[] {
-    return (this.pages.get(page) ?? [])
+    const recorded = this.pages.get(page);
+    if (!recorded) return [];
+    return recorded.regions
       .filter((r) => r.tokens.length > 0)
       .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
-      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table', (b) => this.ink.get(boxKey(b))) }));
+      .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table', (b) => recorded.ink.get(boxKey(b))) }));
   }
 
-  private sortedPages(): Array<[number, RecordedRegion[]]> {
-    return [...this.pages.entries()].sort((a, b) => a[0] - b[0]);
+  /** Drops what was kept of a page that has been written out. */
+  forget(page: number): void {
+    for (const r of this.pages.get(page)?.regions ?? []) this.byId.delete(r.id);
+    this.pages.delete(page);
   }
 }
 

@@ -4,11 +4,11 @@
 // engine's, so a switch to another model folder is every session's: it waits for no decode but is refused
 // while one runs (a decode keeps the model it started with), and a folder that fails to load leaves the
 // previous model in place.
-import type { DecodeOptions, DecodeResult } from '../../common/engine-types';
-import { MAX_OPEN_DOCUMENT_BYTES, type DocumentInfo, type SampleInfo, type SessionEvent } from '../../common/protocol';
+import { MAX_OPEN_DOCUMENT_BYTES, type DocumentInfo, type SampleInfo } from '../../common/protocol';
 import { checkModelFolder } from './models/model-folder';
 import { RecentModelFolders } from './models/recent-model-folders';
 import { defaultModelDir, loadAddon, type NativeAddon, type NativeModel } from './native-addon';
+import type { DocumentRun } from './pipeline';
 
 /** The model types the page pipeline can drive (the engine's own modelType names). */
 const KNOWN_MODEL_TYPES = new Set(['saccade_ocr', 'glm_ocr']);
@@ -21,8 +21,7 @@ export interface OpenedDocument {
 
 export interface PagePipeline {
   openDocument(name: string, bytes: Uint8Array): Promise<OpenedDocument>;
-  decodeDocument(doc: OpenedDocument, model: NativeModel, options: DecodeOptions, pages: number[] | null,
-    emit: (events: SessionEvent[]) => void, signal: AbortSignal): Promise<DecodeResult & { markdown: string }>;
+  decodeDocument(doc: OpenedDocument, model: NativeModel, run: DocumentRun): Promise<{ cancelled: boolean }>;
   listSamples(): SampleInfo[];
   readSample(name: string): { name: string; bytes: Uint8Array };
 }

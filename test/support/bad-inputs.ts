@@ -1,6 +1,6 @@
 // Files the app must refuse with a clear message, built in memory: a corrupt PDF, an empty file, a PNG whose
 // header declares 20,000 x 20,000 pixels (the pipeline checks sizes on headers, so the pixel data need not
-// exist), a TIFF of thousands of 1-pixel pages, and PDFs put together object by object.
+// exist), a TIFF of thousands of 1-pixel pages, and PDFs put together object by object (a long scan among them).
 import { deflateSync } from 'node:zlib';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -119,3 +119,21 @@ export const BAD_INPUTS = [
   { name: 'empty.png', mimeType: 'image/png', buffer: Buffer.alloc(0) },
   { name: 'huge.png', mimeType: 'image/png', buffer: hugePng() },
 ];
+
+/**
+ * A scanned document of `pages` pages, each one JPEG drawn over a Letter page as a scanner writes it; every
+ * page is its own image object (a reader caches images per object, so shared ones would hide per-page costs).
+ */
+export function scannedPdf(jpeg: Buffer, width: number, height: number, pages: number): Buffer {
+  const kids = Array.from({ length: pages }, (_, i) => `${3 + 3 * i} 0 R`).join(' ');
+  const objects: PdfObject[] = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`];
+  for (let i = 0; i < pages; i++) {
+    const n = 3 + 3 * i;
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 ${n + 2} 0 R >> >> /Contents ${n + 1} 0 R >>`,
+      { dict: '', stream: Buffer.from('q 612 0 0 792 0 0 cm /Im1 Do Q', 'latin1') },
+      { dict: `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode`, stream: jpeg },
+    );
+  }
+  return pdfFile(objects);
+}

@@ -33,7 +33,7 @@ export function installReplayTransport(data: ReplayData): void {
       let i = 0;
       const step = () => {
         if (cancelled || i >= data.decode.batches.length) {
-          resolve({ regions: [], cancelled });
+          resolve({ cancelled });
           return;
         }
         const events = data.decode.batches[i++]!;

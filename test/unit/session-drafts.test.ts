@@ -22,7 +22,7 @@ function heldEngine() {
   let decoding = new Promise<(cancelled: boolean) => void>((r) => { requested = r; });
   const answers: { [N in RequestName]?: () => RequestMap[N][1] | Promise<RequestMap[N][1]> } = {
     openSample: () => ({ doc, bytes: Buffer.from('page').toString('base64') }),
-    decode: () => new Promise((resolve) => requested((cancelled) => resolve({ regions: [], cancelled }))),
+    decode: () => new Promise((resolve) => requested((cancelled) => resolve({ cancelled }))),
     closeDocument: () => ({ closed: true }),
   };
   const transport: Transport = {

@@ -51,7 +51,7 @@ test('opening a sample decodes it, with events applied once per frame', async ()
   f.run();
   assert.equal(store.getState().revision, revision + 1);
   assert.equal(store.getState().run!.regions.get('p0-r4')!.status, 'done');
-  finish({ regions: [], cancelled: false });
+  finish({ cancelled: false });
   await opened;
   assert.equal(store.getState().phase, 'done');
   const decode = fake.calls.find((c) => c.name === 'decode')!.params as RequestMap['decode'][0];
@@ -101,7 +101,7 @@ test('an engine crash keeps the run, and restarting reopens the document and dec
     decode: async () => {
       decodes++;
       if (decodes === 1) throw new Error('the engine process was killed by SIGSEGV');
-      return { regions: [], cancelled: false };
+      return { cancelled: false };
     },
   });
   const f = frames();

@@ -3,17 +3,15 @@
 // networks: lines, their direction, regions and their kinds), assemble/ (paragraphs, tables, reading order),
 // read/ (line crops to the engine, one reading kept per line), write/ (Markdown, tables, word boxes).
 import { randomUUID } from 'node:crypto';
-import type { DecodeOptions, DecodeResult } from '../../../common/engine-types';
-import type { DocumentInfo, SessionEvent } from '../../../common/protocol';
+import type { DocumentInfo } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
-import { decodePages, type FigureSink } from './read/decode-document';
-import type { PageAnalysisOptions } from './read/page-analysis';
+import { decodePages, type DocumentRun } from './read/decode-document';
 import { openPageSource, type PageSource } from './source/page-source';
 
 export { listSamples, readSample } from './source/samples';
 export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './read/page-analysis';
 export { firstLineViews } from './read/line-views';
-export type { FigureSink } from './read/decode-document';
+export type { DecodedPage, DocumentRun, FigureSink } from './read/decode-document';
 
 export interface OpenedDocument {
   info: DocumentInfo;
@@ -42,17 +40,8 @@ export async function openDocument(name: string, bytes: Uint8Array): Promise<Ope
   return doc;
 }
 
-export async function decodeDocument(
-  doc: OpenedDocument,
-  model: NativeModel,
-  options: DecodeOptions,
-  pages: number[] | null,
-  emit: (events: SessionEvent[]) => void,
-  signal: AbortSignal,
-  analysis?: PageAnalysisOptions,
-  figures?: FigureSink,
-): Promise<DecodeResult & { markdown: string }> {
+export async function decodeDocument(doc: OpenedDocument, model: NativeModel, run: DocumentRun): Promise<{ cancelled: boolean }> {
   const source = sources.get(doc);
   if (!source) throw new Error('the document was not opened by openDocument');
-  return decodePages({ info: doc.info, source }, model, options, pages, emit, signal, analysis, figures);
+  return decodePages({ info: doc.info, source }, model, run);
 }

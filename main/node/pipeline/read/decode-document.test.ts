@@ -1,5 +1,5 @@
 // decodeDocument against a fake engine: what the UI sees (layout first, then one stream per layout region,
-// progress with an estimate) and what the user gets (Markdown in reading order).
+// progress with an estimate) and what the user gets (Markdown in reading order, handed over page by page).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { NativeModel } from '../../native-addon';
-import { decodeDocument, openDocument } from '../index';
+import { decodeDocument, openDocument, type DecodedPage, type OpenedDocument } from '../index';
 
 const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2, arEstimateMs: 1 };
 
@@ -45,14 +45,25 @@ function fakeModel(seen: RegionInput[][], prob: (viewId: string) => number = () 
   };
 }
 
-const SAMPLE = join(__dirname, '..', '..', '..', '..', 'assets', 'samples', 'scanned-page.png');
+const SAMPLES = join(__dirname, '..', '..', '..', '..', 'assets', 'samples');
+const SAMPLE = join(SAMPLES, 'scanned-page.png');
+
+/** Decodes every page, keeping what a caller is handed: the events, each page, and the Markdown they add up to. */
+async function decodeAll(doc: OpenedDocument, model: NativeModel, signal = new AbortController().signal, pages: number[] | null = null) {
+  const events: SessionEvent[] = [];
+  const handed: DecodedPage[] = [];
+  const { cancelled } = await decodeDocument(doc, model, {
+    options: DEFAULT_DECODE_OPTIONS, pages, emit: (e) => events.push(...e), onPage: (p) => void handed.push(p), signal,
+  });
+  return { events, cancelled, pages: handed, markdown: handed.map((p) => p.markdown).join(''), regions: handed.flatMap((p) => p.regions) };
+}
 
 test('layout is emitted first, then each layout region streams as one region with continuous token indices', async () => {
   const bytes = new Uint8Array(readFileSync(SAMPLE));
   const doc = await openDocument('page.png', bytes);
-  const events: SessionEvent[] = [];
   const seen: RegionInput[][] = [];
-  const result = await decodeDocument(doc, fakeModel(seen), DEFAULT_DECODE_OPTIONS, null, (e) => events.push(...e), new AbortController().signal);
+  const result = await decodeAll(doc, fakeModel(seen));
+  const { events } = result;
   doc.close();
   assert.equal(events[0]!.type, 'page_layout');
   const layout = events[0] as Extract<SessionEvent, { type: 'page_layout' }>;
@@ -101,8 +112,8 @@ test('lines read unsurely in their first view are read again in the second, and 
   // First views of odd lines at 0.6 per token (unsure), every second view at 0.9.
   const unsure = (id: string) => id.endsWith('#0') && Number(id.split('/')[1]!.split('#')[0]) % 2 === 1;
   const prob = (id: string) => (unsure(id) ? 0.6 : id.endsWith('#1') ? 0.9 : 1);
-  const events: SessionEvent[] = [];
-  const result = await decodeDocument(doc, fakeModel(seen, prob), DEFAULT_DECODE_OPTIONS, null, (e) => events.push(...e), new AbortController().signal);
+  const result = await decodeAll(doc, fakeModel(seen, prob));
+  const { events } = result;
   doc.close();
   // The first readings streamed live and the replaced ones were taken back: what the editor ends up showing
   // of every region is the text its region_end reports.
@@ -131,14 +142,46 @@ test('an abort before decoding stops the document and says it was cancelled', as
   const doc = await openDocument('page.png', new Uint8Array(readFileSync(SAMPLE)));
   const controller = new AbortController();
   controller.abort();
-  const result = await decodeDocument(doc, fakeModel([]), DEFAULT_DECODE_OPTIONS, null, () => {}, controller.signal);
+  const result = await decodeAll(doc, fakeModel([]), controller.signal);
   doc.close();
   assert.equal(result.cancelled, true);
-  assert.equal(result.markdown, '');
+  assert.deepEqual(result.pages, []);
 });
 
 test('asking for a page that does not exist is an error', async () => {
   const doc = await openDocument('page.png', new Uint8Array(readFileSync(SAMPLE)));
-  await assert.rejects(decodeDocument(doc, fakeModel([]), DEFAULT_DECODE_OPTIONS, [3], () => {}, new AbortController().signal), /page 4 does not exist/);
+  await assert.rejects(decodeAll(doc, fakeModel([]), undefined, [3]), /page 4 does not exist/);
+  doc.close();
+});
+
+test('each page is handed over, its Markdown complete, before the next page goes to the engine; a caller that fails stops the document', async () => {
+  const doc = await openDocument('report.pdf', new Uint8Array(readFileSync(join(SAMPLES, 'two-page-report.pdf'))));
+  const seen: RegionInput[][] = [];
+  const calls: number[] = [];
+  const handed: DecodedPage[] = [];
+  await decodeDocument(doc, fakeModel(seen), {
+    options: DEFAULT_DECODE_OPTIONS, pages: null, emit: () => {}, signal: new AbortController().signal,
+    onPage: (p) => {
+      handed.push(p);
+      calls.push(seen.length);
+    },
+  });
+  assert.deepEqual(handed.map((p) => p.page), [0, 1]);
+  assert.ok(calls[0]! > 0 && calls[0]! < calls[1]!, `engine calls when each page was handed over: ${calls}`);
+  // Each page's regions are its own, and the second page's Markdown starts with the page break.
+  for (const p of handed) assert.ok(p.regions.length > 0 && p.regions.every((r) => r.regionId.startsWith(`p${p.page}-`)), `page ${p.page}`);
+  assert.match(handed[1]!.markdown, /^\n---\n\n<!-- page 2 -->\n\n/);
+  // A page the caller cannot take (a full disk) ends the decode with that error, the next page unread.
+  const failing: number[] = [];
+  const before = seen.length;
+  await assert.rejects(decodeDocument(doc, fakeModel(seen), {
+    options: DEFAULT_DECODE_OPTIONS, pages: null, emit: () => {}, signal: new AbortController().signal,
+    onPage: (p) => {
+      failing.push(p.page);
+      throw new Error('ENOSPC: no space left on device');
+    },
+  }), /ENOSPC/);
+  assert.deepEqual(failing, [0]);
+  assert.equal(seen.length - before, calls[0]);
   doc.close();
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import sharp from 'sharp';
+import { sharp } from '../../image-codec';
 import { DEFAULT_DECODE_OPTIONS } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
 import { readingOrderEdit } from '../../eval/reading-order-metric';

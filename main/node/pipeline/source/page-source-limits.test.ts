@@ -2,9 +2,11 @@
 // and memory, and every colour mode the decoders hand over comes out as the same 8-bit gray page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import sharp from 'sharp';
+import { sharp } from '../../image-codec';
 import { manyPageTiff, onePagePdf, pdfWithImage } from '../../../../test/support/bad-inputs';
-import { MAX_PAGES, openPageSource } from './page-source';
+import { MAX_INPUT_PIXELS, MAX_PAGE_PIXELS, MAX_PAGES, openPageSource } from './page-source';
+import { DEFAULT_RENDER_BUDGET } from './pdf-render-budget';
+import { openPdfPages } from './pdf-source';
 
 async function darkPixels(bytes: Uint8Array | Buffer, page = 0): Promise<{ pages: number; dark: number; size: number }> {
   const source = await openPageSource(new Uint8Array(bytes));
@@ -99,4 +101,19 @@ test('a page too complex to draw is stopped at its budget, not drawn for a minut
   const slow = await openPageSource(new Uint8Array(onePagePdf('0 0 1 1 re f\n'.repeat(400_000))), 72, { ms: 200, bytes: 2 ** 30 });
   await assert.rejects(slow.render(0), /too complex: drawing it takes more than 0.2 s/);
   slow.close();
+});
+
+test('a PDF whose parsing would grow without end costs its reader thread, at its heap bound, and one line', { timeout: 60_000 }, async () => {
+  // 16 MB of nested arrays behind a PDF header: pdf.js's parser builds them all (190 MB of them took a whole
+  // process to 4.7 GB and killed it). The reader thread gets 64 MB here.
+  const nested = new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(16 * 2 ** 20, '[')]));
+  const limits = { dpi: 72, fitPixels: MAX_PAGE_PIXELS, maxImagePixels: MAX_INPUT_PIXELS, maxPages: MAX_PAGES, budget: DEFAULT_RENDER_BUDGET, heapMb: 64 };
+  const heapBefore = process.memoryUsage().heapUsed;
+  await assert.rejects(openPdfPages(nested, limits), /reading it needs more than 64 MB of memory/);
+  assert.ok(process.memoryUsage().heapUsed - heapBefore < 32 * 2 ** 20, 'the parsing happened outside this thread\'s heap');
+  // The next document reads as ever.
+  const next = await openPdfPages(onePagePdf('0 0 1 1 re f'), limits);
+  assert.equal(next.pages.length, 1);
+  assert.ok((await next.render(0)).data.length > 0);
+  next.close();
 });

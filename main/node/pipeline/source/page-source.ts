@@ -1,11 +1,13 @@
 // Turns the bytes of a user's file into pages that render one at a time. Formats are told by their magic
 // bytes, not the file name. Limits are checked on headers before any pixel is decoded, so a hostile
-// 20000x20000 image or a TIFF of 20,000 pages costs next to nothing.
-import sharp from 'sharp';
+// 20000x20000 image or a TIFF of 20,000 pages costs next to nothing. PDFs are parsed and drawn by pdf.js in a
+// worker thread with a bounded heap (pdf-source.ts).
+import { sharp } from '../../image-codec';
 import type { DocumentInfo, PageInfo } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
 import { largestPdfImage } from './pdf-images';
-import { DEFAULT_RENDER_BUDGET, renderWithin, type RenderBudget } from './pdf-render-budget';
+import { DEFAULT_RENDER_BUDGET, type RenderBudget } from './pdf-render-budget';
+import { openPdfPages, PDF_HEAP_MB } from './pdf-source';
 import { readTiffPages } from './tiff-pages';
 
 export type DocumentFormat = DocumentInfo['format'];
@@ -102,105 +104,14 @@ async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pd
   };
 }
 
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjsPromise: Promise<PdfJs> | null = null;
-
-function loadPdfJs(): Promise<PdfJs> {
-  // pdf.js ships ES modules only; the legacy build is the one that runs in Node.
-  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  return pdfjsPromise;
-}
-
 async function openPdf(bytes: Uint8Array, dpi: number, budget: RenderBudget): Promise<PageSource> {
   const image = largestPdfImage(bytes);
   if (image && image.width * image.height > MAX_INPUT_PIXELS) {
     const mp = Math.round((image.width * image.height) / 1e6);
     throw new Error(`the PDF holds a ${image.width}x${image.height} image (${mp} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
   }
-  const pdfjs = await loadPdfJs();
-  // pdf.js takes ownership of (detaches) the buffer it gets, so it gets a copy. An image above maxImageSize
-  // is left out of the page rather than decoded (stopAtErrors false: damaged parts are skipped, not fatal).
-  const task = pdfjs.getDocument({
-    data: bytes.slice(), verbosity: 0, isEvalSupported: false, stopAtErrors: false, maxImageSize: MAX_INPUT_PIXELS,
+  const pdf = await openPdfPages(bytes, {
+    dpi, fitPixels: MAX_PAGE_PIXELS, maxImagePixels: MAX_INPUT_PIXELS, maxPages: MAX_PAGES, budget, heapMb: PDF_HEAP_MB,
   });
-  let doc: Awaited<typeof task.promise>;
-  try {
-    doc = await task.promise;
-  } catch (err) {
-    await task.destroy();
-    throw new Error(`not a readable PDF (${(err as Error).message})`);
-  }
-  if (doc.numPages > MAX_PAGES) {
-    await doc.destroy();
-    throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${MAX_PAGES}`);
-  }
-  const pages: PageInfo[] = [];
-  const scales: number[] = [];
-  try {
-    for (let i = 0; i < doc.numPages; i++) {
-      const page = await doc.getPage(i + 1);
-      const vp = page.getViewport({ scale: dpi / 72 });
-      const s = (dpi / 72) * scaleToFit(vp.width, vp.height);
-      const fitted = page.getViewport({ scale: s });
-      scales.push(s);
-      pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)) });
-      page.cleanup();
-    }
-  } catch (err) {
-    await doc.destroy();
-    throw new Error(`not a readable PDF (${(err as Error).message})`);
-  }
-  const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
-  let target: CanvasAndContext | null = null;
-  // Renders share the canvas, so they run one after another even if callers overlap.
-  let queue: Promise<unknown> = Promise.resolve();
-  const renderPage = async (index: number): Promise<GrayImage> => {
-    const info = pages[index];
-    if (!info) throw new Error(`page ${index + 1} does not exist`);
-    const page = await doc.getPage(index + 1);
-    const viewport = page.getViewport({ scale: scales[index] ?? dpi / 72 });
-    // One canvas per document, resized per page.
-    target = target ? (factory.reset(target, info.width, info.height), target) : factory.create(info.width, info.height);
-    try {
-      await renderWithin(page.render({ canvasContext: target.context, viewport, canvas: target.canvas } as never), budget);
-      // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
-      // never gives back (about one page of RGBA per call).
-      const rgba = target.canvas.data();
-      const gray = new Uint8Array(info.width * info.height);
-      for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
-        gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
-      }
-      return { width: info.width, height: info.height, data: gray };
-    } catch (err) {
-      throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
-    } finally {
-      page.cleanup();
-    }
-  };
-  return {
-    format: 'pdf',
-    pages,
-    render(index) {
-      const next = queue.then(() => renderPage(index));
-      queue = next.catch(() => undefined);
-      return next;
-    },
-    close() {
-      if (target) factory.destroy(target);
-      void doc.destroy();
-    },
-  };
-}
-
-interface CanvasAndContext {
-  /** @napi-rs/canvas: raw RGBA, row-major, no row padding. */
-  canvas: { data(): Uint8Array };
-  context: unknown;
-}
-
-/** The part of pdf.js's Node canvas factory used here. */
-interface CanvasFactory {
-  create(w: number, h: number): CanvasAndContext;
-  reset(target: CanvasAndContext, w: number, h: number): void;
-  destroy(target: CanvasAndContext): void;
+  return { format: 'pdf', ...pdf };
 }

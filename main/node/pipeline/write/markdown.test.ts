@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assembleMarkdown, joinLines } from './markdown';
+import { joinLines, MarkdownWriter, type RecognisedRegion } from './markdown';
+
+/** The document's Markdown: its pages' chunks, written one after another. */
+function assembleMarkdown(pages: RecognisedRegion[][], indices = pages.map((_, i) => i)): string {
+  const writer = new MarkdownWriter();
+  return pages.map((regions, i) => writer.page(indices[i]!, regions)).join('');
+}
 
 test('lines of a paragraph join with spaces, and end-of-line hyphens are undone', () => {
   assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ']), 'The recogniser reads single lines.');
@@ -56,4 +62,11 @@ test('prose that looks like HTML is written so that no renderer takes it as HTML
     '<table><tr><td>a &lt; b</td></tr></table>',
     '$$\na < b\n$$',
   ].join('\n\n') + '\n');
+});
+
+test('each page\'s chunk is complete as it is written: a break names the page in the document, and an empty page is still one', () => {
+  const writer = new MarkdownWriter();
+  assert.equal(writer.page(2, []), '');
+  assert.equal(writer.page(4, [{ kind: 'title', lines: ['Late start'] }]), '---\n\n<!-- page 5 -->\n\n# Late start\n');
+  assert.equal(writer.page(7, [{ kind: 'title', lines: ['Next'] }]), '\n---\n\n<!-- page 8 -->\n\n## Next\n');
 });

@@ -90,17 +90,26 @@ export function regionMarkdown(region: RecognisedRegion, firstTitle: boolean): s
   }
 }
 
-/** Markdown for whole pages: regions in reading order, one blank line between blocks, a page break between pages. */
-export function assembleMarkdown(pages: RecognisedRegion[][]): string {
-  let titled = false;
-  const parts: string[] = [];
-  for (const [p, regions] of pages.entries()) {
-    if (p > 0) parts.push(pageBreak(p));
+/**
+ * Markdown written a page at a time, as pages finish: regions in reading order, one blank line between blocks,
+ * a page break before every page after the first. Each page's chunk follows the chunks before it, so their
+ * concatenation is the document's Markdown and nothing is held until the end.
+ */
+export class MarkdownWriter {
+  private pages = 0;
+  private blocks = 0;
+  private titled = false;
+
+  /** The Markdown of page `page` (its index in the document), to append to what came before. */
+  page(page: number, regions: readonly RecognisedRegion[]): string {
+    const parts: string[] = [];
+    if (this.pages++ > 0) parts.push(pageBreak(page));
     for (const r of regions) {
-      const md = regionMarkdown(r, r.kind === 'title' && !titled);
-      if (r.kind === 'title' && md) titled = true;
+      const md = regionMarkdown(r, r.kind === 'title' && !this.titled);
+      if (r.kind === 'title' && md) this.titled = true;
       if (md) parts.push(md);
     }
+    // Every block ends its line, and a blank line comes before every block but the document's first.
+    return parts.map((part) => (this.blocks++ > 0 ? '\n' : '') + part + '\n').join('');
   }
-  return parts.length ? parts.join('\n\n') + '\n' : '';
 }

@@ -1,0 +1,92 @@
+// One input's outputs, written as its pages are read rather than at the end: the Markdown (to its file or to
+// standard output), the JSON and the hOCR. A page is written and forgotten before the next one is read, so a
+// 2000-page PDF costs what one page costs. The files are opened when the first page is ready and ended well
+// formed whatever happens: a cancelled or failed document keeps the pages it read, and says how it ended.
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { DecodeOptions } from '../../common/engine-types';
+import type { DocumentInfo, SessionEvent } from '../../common/protocol';
+import type { OutputFiles } from './cli-outputs';
+import { HOCR_TAIL, hocrHead, hocrPage } from './hocr';
+import type { DecodedPage } from './pipeline';
+import { RunRecorder } from './run-recorder';
+
+interface OpenFiles {
+  markdown: number | null;
+  json: number | null;
+  hocr: number | null;
+}
+
+export class DocumentOutputs {
+  /** What the JSON and the hOCR need of the page being read; nothing when neither is asked for. */
+  private readonly recorder: RunRecorder | null;
+  private files: OpenFiles | null = null;
+  private written = 0;
+
+  constructor(
+    private readonly doc: DocumentInfo,
+    private readonly paths: OutputFiles,
+    private readonly options: DecodeOptions,
+    /** Replace existing files; without it an output that appeared since the plan was checked is not replaced. */
+    private readonly force: boolean,
+  ) {
+    this.recorder = paths.json || paths.hocr ? new RunRecorder() : null;
+  }
+
+  /** Pages written so far. */
+  get pagesWritten(): number {
+    return this.written;
+  }
+
+  record(events: SessionEvent[]): void {
+    this.recorder?.record(events);
+  }
+
+  page(decoded: DecodedPage): void {
+    const files = this.open();
+    if (files.markdown !== null) writeSync(files.markdown, decoded.markdown);
+    else process.stdout.write(decoded.markdown);
+    if (files.json !== null) writeSync(files.json, (this.written > 0 ? ',' : '') + JSON.stringify(this.recorder!.pageJSON(decoded.page)));
+    if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, this.recorder!.pageWords(decoded.page)));
+    this.recorder?.forget(decoded.page);
+    this.written++;
+  }
+
+  /**
+   * Ends every output. A document that failed before its first page was read leaves no files; one that failed
+   * later keeps its pages, and its JSON names the error.
+   */
+  finish(end: { cancelled: boolean; error?: string }): void {
+    if (!this.files && end.error !== undefined) return;
+    const files = this.open();
+    try {
+      if (files.json !== null) {
+        writeSync(files.json, `],"cancelled":${end.cancelled}${end.error === undefined ? '' : `,"error":${JSON.stringify(end.error)}`}}`);
+      }
+      if (files.hocr !== null) writeSync(files.hocr, HOCR_TAIL);
+    } finally {
+      for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
+    }
+  }
+
+  private open(): OpenFiles {
+    if (this.files) return this.files;
+    const flag = this.force ? 'w' : 'wx';
+    const files: OpenFiles = { markdown: null, json: null, hocr: null };
+    try {
+      if (this.paths.markdown) files.markdown = openSync(this.paths.markdown, flag);
+      if (this.paths.json) {
+        files.json = openSync(this.paths.json, flag);
+        writeSync(files.json, `{"document":${JSON.stringify(this.doc)},"options":${JSON.stringify(this.options)},"pages":[`);
+      }
+      if (this.paths.hocr) {
+        files.hocr = openSync(this.paths.hocr, flag);
+        writeSync(files.hocr, hocrHead(this.doc));
+      }
+    } catch (err) {
+      for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
+      throw err;
+    }
+    this.files = files;
+    return files;
+  }
+}

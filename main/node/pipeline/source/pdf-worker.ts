@@ -1,0 +1,124 @@
+// pdf.js in a worker thread of its own (pdf-source.ts starts it with a bounded heap): it parses one PDF, says
+// its pages' sizes, and draws a page at a time to 8-bit gray, handed back without a copy. A file that would
+// take pdf.js's parser past its heap (190 MB of nested arrays took the whole CLI to 4.7 GB and killed it)
+// now ends this thread alone.
+import { parentPort } from 'node:worker_threads';
+import type { PageInfo } from '../../../../common/protocol';
+import type { GrayImage } from '../gray-image';
+import { renderWithin, type RenderBudget } from './pdf-render-budget';
+
+export type PdfCall =
+  | { op: 'open'; bytes: Uint8Array; dpi: number; fitPixels: number; maxImagePixels: number; maxPages: number; budget: RenderBudget }
+  | { op: 'render'; index: number };
+
+export type PdfRequest = PdfCall & { id: number };
+
+export type PdfReply = { id: number; pages: PageInfo[] } | { id: number; page: GrayImage } | { id: number; error: string };
+
+interface CanvasAndContext {
+  /** @napi-rs/canvas: raw RGBA, row-major, no row padding. */
+  canvas: { data(): Uint8Array };
+  context: unknown;
+}
+
+/** The part of pdf.js's Node canvas factory used here. */
+interface CanvasFactory {
+  create(w: number, h: number): CanvasAndContext;
+  reset(target: CanvasAndContext, w: number, h: number): void;
+}
+
+type PdfDocument = Awaited<ReturnType<typeof import('pdfjs-dist/legacy/build/pdf.mjs')['getDocument']>['promise']>;
+
+interface OpenPdf {
+  doc: PdfDocument;
+  pages: PageInfo[];
+  scales: number[];
+  budget: RenderBudget;
+  target: CanvasAndContext | null;
+}
+
+let open: OpenPdf | null = null;
+
+async function openPdf(request: Extract<PdfRequest, { op: 'open' }>): Promise<PageInfo[]> {
+  // pdf.js ships ES modules only; the legacy build is the one that runs in Node.
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // An image above maxImageSize is left out of the page rather than decoded (stopAtErrors false: damaged parts
+  // are skipped, not fatal).
+  const task = pdfjs.getDocument({
+    data: request.bytes, verbosity: 0, isEvalSupported: false, stopAtErrors: false, maxImageSize: request.maxImagePixels,
+  });
+  let doc: PdfDocument;
+  try {
+    doc = await task.promise;
+  } catch (err) {
+    await task.destroy();
+    throw new Error(`not a readable PDF (${(err as Error).message})`);
+  }
+  if (doc.numPages > request.maxPages) {
+    await doc.destroy();
+    throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${request.maxPages}`);
+  }
+  const pages: PageInfo[] = [];
+  const scales: number[] = [];
+  try {
+    for (let i = 0; i < doc.numPages; i++) {
+      const page = await doc.getPage(i + 1);
+      const vp = page.getViewport({ scale: request.dpi / 72 });
+      const px = vp.width * vp.height;
+      const s = (request.dpi / 72) * (px > request.fitPixels ? Math.sqrt(request.fitPixels / px) : 1);
+      const fitted = page.getViewport({ scale: s });
+      scales.push(s);
+      pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)) });
+      page.cleanup();
+    }
+  } catch (err) {
+    await doc.destroy();
+    throw new Error(`not a readable PDF (${(err as Error).message})`);
+  }
+  open = { doc, pages, scales, budget: request.budget, target: null };
+  return pages;
+}
+
+async function renderPage(index: number): Promise<GrayImage> {
+  if (!open) throw new Error('no PDF is open');
+  const info = open.pages[index];
+  if (!info) throw new Error(`page ${index + 1} does not exist`);
+  const page = await open.doc.getPage(index + 1);
+  const viewport = page.getViewport({ scale: open.scales[index]! });
+  const factory = (open.doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
+  // One canvas per document, resized per page.
+  open.target = open.target ? (factory.reset(open.target, info.width, info.height), open.target) : factory.create(info.width, info.height);
+  try {
+    await renderWithin(page.render({ canvasContext: open.target.context, viewport, canvas: open.target.canvas } as never), open.budget);
+    // canvas.data() reads the pixels in place; getImageData copies them into memory the canvas library
+    // never gives back (about one page of RGBA per call).
+    const rgba = open.target.canvas.data();
+    const gray = new Uint8Array(info.width * info.height);
+    for (let p = 0, q = 0; p < gray.length; p++, q += 4) {
+      gray[p] = Math.round(0.299 * rgba[q]! + 0.587 * rgba[q + 1]! + 0.114 * rgba[q + 2]!);
+    }
+    return { width: info.width, height: info.height, data: gray };
+  } catch (err) {
+    throw new Error(`page ${index + 1} of the PDF could not be rendered (${(err as Error).message})`);
+  } finally {
+    page.cleanup();
+  }
+}
+
+const port = parentPort;
+if (!port) throw new Error('pdf-worker runs as a worker thread');
+// Requests come one at a time (pdf-source.ts queues them): the canvas is shared between pages.
+port.on('message', (request: PdfRequest) => {
+  void (async () => {
+    try {
+      if (request.op === 'open') {
+        port.postMessage({ id: request.id, pages: await openPdf(request) } satisfies PdfReply);
+      } else {
+        const page = await renderPage(request.index);
+        port.postMessage({ id: request.id, page } satisfies PdfReply, [page.data.buffer as ArrayBuffer]);
+      }
+    } catch (err) {
+      port.postMessage({ id: request.id, error: (err as Error).message } satisfies PdfReply);
+    }
+  })();
+});
