@@ -117,3 +117,17 @@ test('a PDF whose parsing would grow without end costs its reader thread, at its
   assert.ok((await next.render(0)).data.length > 0);
   next.close();
 });
+
+test('PDFs opened together are parsed one after another, so hostile ones cannot grow side by side', { timeout: 60_000 }, async () => {
+  const nested = new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(16 * 2 ** 20, '[')]));
+  const limits = { dpi: 72, fitPixels: MAX_PAGE_PIXELS, maxImagePixels: MAX_INPUT_PIXELS, maxPages: MAX_PAGES, budget: DEFAULT_RENDER_BUDGET, heapMb: 64 };
+  const settled: string[] = [];
+  const opens = ['first', 'second', 'third'].map((name) => openPdfPages(nested, limits).catch(() => void settled.push(name)));
+  // A well-formed PDF asked for last waits its turn too, and then opens.
+  const good = openPdfPages(onePagePdf('0 0 1 1 re f'), limits).then((source) => {
+    settled.push('good');
+    source.close();
+  });
+  await Promise.all([...opens, good]);
+  assert.deepEqual(settled, ['first', 'second', 'third', 'good']);
+});

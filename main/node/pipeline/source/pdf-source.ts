@@ -94,7 +94,19 @@ function result<K extends 'pages' | 'page'>(reply: PdfReply, key: K): Extract<Pd
   return (reply as Extract<PdfReply, Record<K, unknown>>)[key];
 }
 
-export async function openPdfPages(bytes: Uint8Array, limits: PdfLimits): Promise<Omit<PageSource, 'format'>> {
+/**
+ * PDFs are parsed one at a time in the process, whoever opens them: many windows (or a page with the token)
+ * opening hostile files at once would otherwise have as many parsers growing to their bound together.
+ */
+let parsing: Promise<unknown> = Promise.resolve();
+
+export function openPdfPages(bytes: Uint8Array, limits: PdfLimits): Promise<Omit<PageSource, 'format'>> {
+  const opened = parsing.then(() => openOne(bytes, limits));
+  parsing = opened.catch(() => undefined);
+  return opened;
+}
+
+async function openOne(bytes: Uint8Array, limits: PdfLimits): Promise<Omit<PageSource, 'format'>> {
   const worker = new PdfWorker(limits.heapMb);
   // pdf.js takes ownership of the buffer it gets, so the worker is handed a copy, moved rather than copied again.
   const copy = bytes.slice();
