@@ -117,11 +117,11 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
       const decodeViews = async (crops: PageCrop[], views: RegionInput[]): Promise<void> => {
         if (views.length === 0 || cancelled || signal.aborted) return;
         const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-        const run = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
-        const abort = () => run.cancel();
+        const call = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
+        const abort = () => call.cancel();
         signal.addEventListener('abort', abort, { once: true });
         try {
-          const result = await run.promise;
+          const result = await call.promise;
           for (const r of result.regions) viewTokens.set(r.regionId, r.tokens);
           if (result.cancelled) cancelled = true;
         } finally {
