@@ -2,8 +2,8 @@
 // its pages' sizes, and draws a page at a time to 8-bit gray, handed back without a copy. A file that would
 // take pdf.js's parser past its heap (190 MB of nested arrays took the whole CLI to 4.7 GB and killed it)
 // now ends this thread alone.
-import { parentPort } from 'node:worker_threads';
 import type { PageInfo } from '../../../../common/protocol';
+import { serveRequests } from '../../bounded-worker';
 import type { GrayImage } from '../gray-image';
 import { renderWithin, type RenderBudget } from './pdf-render-budget';
 
@@ -11,9 +11,7 @@ export type PdfCall =
   | { op: 'open'; bytes: Uint8Array; dpi: number; fitPixels: number; maxImagePixels: number; maxPages: number; budget: RenderBudget }
   | { op: 'render'; index: number };
 
-export type PdfRequest = PdfCall & { id: number };
-
-export type PdfReply = { id: number; pages: PageInfo[] } | { id: number; page: GrayImage } | { id: number; error: string };
+export type PdfReply = { pages: PageInfo[] } | { page: GrayImage };
 
 interface CanvasAndContext {
   /** @napi-rs/canvas: raw RGBA, row-major, no row padding. */
@@ -39,7 +37,7 @@ interface OpenPdf {
 
 let open: OpenPdf | null = null;
 
-async function openPdf(request: Extract<PdfRequest, { op: 'open' }>): Promise<PageInfo[]> {
+async function openPdf(request: Extract<PdfCall, { op: 'open' }>): Promise<PageInfo[]> {
   // pdf.js ships ES modules only; the legacy build is the one that runs in Node.
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   // An image above maxImageSize is left out of the page rather than decoded (stopAtErrors false: damaged parts
@@ -105,20 +103,9 @@ async function renderPage(index: number): Promise<GrayImage> {
   }
 }
 
-const port = parentPort;
-if (!port) throw new Error('pdf-worker runs as a worker thread');
-// Requests come one at a time (pdf-source.ts queues them): the canvas is shared between pages.
-port.on('message', (request: PdfRequest) => {
-  void (async () => {
-    try {
-      if (request.op === 'open') {
-        port.postMessage({ id: request.id, pages: await openPdf(request) } satisfies PdfReply);
-      } else {
-        const page = await renderPage(request.index);
-        port.postMessage({ id: request.id, page } satisfies PdfReply, [page.data.buffer as ArrayBuffer]);
-      }
-    } catch (err) {
-      port.postMessage({ id: request.id, error: (err as Error).message } satisfies PdfReply);
-    }
-  })();
+// The canvas is shared between pages: requests are served one at a time.
+serveRequests<PdfCall, PdfReply>(async (call) => {
+  if (call.op === 'open') return { reply: { pages: await openPdf(call) } };
+  const page = await renderPage(call.index);
+  return { reply: { page }, transfer: [page.data.buffer as ArrayBuffer] };
 });
