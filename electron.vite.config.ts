@@ -1,5 +1,5 @@
 // One build for every runtime: Electron main + the Node entry points (server, engine host, CLI, bench,
-// eval, the PDF worker), the preload script, and the renderer (which also runs unchanged in a plain browser).
+// eval, the PDF workers), the preload script, and the renderer (which also runs unchanged in a plain browser).
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
@@ -13,6 +13,8 @@ const nodeEntries = {
   bench: resolve(__dirname, 'main/node/bench.ts'),
   // pdf.js runs in a worker thread of its own, loaded from this file (main/node/pipeline/source/pdf-source.ts).
   'pdf-worker': resolve(__dirname, 'main/node/pipeline/source/pdf-worker.ts'),
+  // The CLI's searchable PDF is written in one too (main/node/cli-document-outputs.ts).
+  'searchable-pdf-worker': resolve(__dirname, 'main/node/searchable-pdf-worker.ts'),
 };
 
 export default defineConfig({

@@ -107,6 +107,8 @@ export interface PageLayoutEvent {
   docId: string;
   page: number;
   regions: LayoutRegion[];
+  /** The direction the page's text runs in, radians in page pixels (y down): 0 upright, pi/2 down the page. */
+  textAngle: number;
   /**
    * The crops the page is read in that are text lines: the box their tokens' fixation frames carry, and the
    * line's groups of ink (about its words), all in page pixels. Word boxes are aligned to the ink.
@@ -289,8 +291,8 @@ export function checkSessionEvent(e: unknown): string | null {
       if (e.tail !== undefined && typeof e.tail !== 'string') return 'region_end.tail must be a string';
       return str('regionId') && str('text') && isObject(e.stats) ? null : 'region_end needs regionId, text and stats';
     case 'page_layout':
-      return str('docId') && num('page') && Array.isArray(e.regions) && e.regions.every((r) => isObject(r) && typeof r.id === 'string' && isObject(r.box))
-        && Array.isArray(e.lines) ? null : 'page_layout needs docId, page, regions with id and box, and lines';
+      return str('docId') && num('page') && num('textAngle') && Array.isArray(e.regions) && e.regions.every((r) => isObject(r) && typeof r.id === 'string' && isObject(r.box))
+        && Array.isArray(e.lines) ? null : 'page_layout needs docId, page, textAngle, regions with id and box, and lines';
     case 'progress':
       return str('docId') && num('regionsDone') && num('regionsTotal') ? null : 'progress needs docId, regionsDone and regionsTotal';
     case 'unsure_line':

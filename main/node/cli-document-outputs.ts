@@ -2,12 +2,15 @@
 // standard output), the JSON and the hOCR. A page is written and forgotten before the next one is read, so a
 // 2000-page PDF costs what one page costs. The files are opened when the first page is ready and ended well
 // formed whatever happens: a cancelled or failed document keeps the pages it read, and says how it ended.
+// The searchable PDF is the exception: it holds the input's pages, and is written whole at the end
+// (searchable-pdf-output.ts), only for a document that did not fail.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DecodeOptions } from '../../common/engine-types';
 import type { DocumentInfo, SessionEvent } from '../../common/protocol';
 import type { OutputFiles } from './cli-outputs';
 import { HOCR_TAIL, hocrHead, hocrPage } from './hocr';
 import type { DecodedPage } from './pipeline';
+import { SearchablePdfOutput } from './searchable-pdf-output';
 import { RunRecorder } from './run-recorder';
 
 interface OpenFiles {
@@ -17,8 +20,9 @@ interface OpenFiles {
 }
 
 export class DocumentOutputs {
-  /** What the JSON and the hOCR need of the page being read; nothing when neither is asked for. */
+  /** What the JSON, the hOCR and the PDF need of the page being read; nothing when none is asked for. */
   private readonly recorder: RunRecorder | null;
+  private readonly pdf: SearchablePdfOutput | null;
   private files: OpenFiles | null = null;
   private written = 0;
 
@@ -28,8 +32,11 @@ export class DocumentOutputs {
     private readonly options: DecodeOptions,
     /** Replace existing files; without it an output that appeared since the plan was checked is not replaced. */
     private readonly force: boolean,
+    /** The input's bytes, which the searchable PDF is made of. */
+    input: Uint8Array,
   ) {
-    this.recorder = paths.json || paths.hocr ? new RunRecorder() : null;
+    this.recorder = paths.json || paths.hocr || paths.pdf ? new RunRecorder() : null;
+    this.pdf = paths.pdf ? new SearchablePdfOutput(doc, input, paths.pdf, force) : null;
   }
 
   /** Pages written so far. */
@@ -41,10 +48,11 @@ export class DocumentOutputs {
     this.recorder?.record(events);
   }
 
-  page(decoded: DecodedPage): void {
+  async page(decoded: DecodedPage): Promise<void> {
+    await this.pdf?.page(decoded.page, this.recorder!.pageTextAngle(decoded.page), this.recorder!.pageWords(decoded.page));
     const files = this.open();
     if (files.markdown !== null) writeSync(files.markdown, decoded.markdown);
-    else process.stdout.write(decoded.markdown);
+    else if (this.paths.stdout) process.stdout.write(decoded.markdown);
     if (files.json !== null) writeSync(files.json, (this.written > 0 ? ',' : '') + JSON.stringify(this.recorder!.pageJSON(decoded.page)));
     if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, this.recorder!.pageWords(decoded.page)));
     this.recorder?.forget(decoded.page);
@@ -55,7 +63,9 @@ export class DocumentOutputs {
    * Ends every output. A document that failed before its first page was read leaves no files; one that failed
    * later keeps its pages, and its JSON names the error.
    */
-  finish(end: { cancelled: boolean; error?: string }): void {
+  async finish(end: { cancelled: boolean; error?: string }): Promise<void> {
+    if (end.error !== undefined) this.pdf?.abandon();
+    else await this.pdf?.finish();
     if (!this.files && end.error !== undefined) return;
     const files = this.open();
     try {

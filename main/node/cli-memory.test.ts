@@ -1,10 +1,10 @@
 // Memory over a long document is flat in its page count: the CLI decodes a generated 32-page scan with the real
 // pipeline and engine (a small random checkpoint, every reading kept, with --json and --hocr, which keep the
-// most per page), writing each page as it is read; the process's resident memory is sampled from outside as
+// most per page, and --pdf, whose searchable copy holds the input's pages), writing each page as it is read; the process's resident memory is sampled from outside as
 // the pages appear in its Markdown, and must not grow between the second quarter of the document and the last
 // (docs/threat-model.md: memory per page).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ test(`ocr CLI: a ${PAGES}-page scan is written page by page, in memory that does
     const pdf = join(dir, 'long-scan.pdf');
     writeFileSync(pdf, scannedPdf(page.data, page.info.width, page.info.height, PAGES));
     const markdown = join(dir, 'out', 'long-scan.md');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), pdf, '-o', markdown, '--json', '--hocr',
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), pdf, '-o', markdown, '--json', '--hocr', '--pdf',
       '--model', model, '--max-tokens', '4', '--views', '1', '--keep-unsure', '--mode', 'ar'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
@@ -87,6 +87,7 @@ test(`ocr CLI: a ${PAGES}-page scan is written page by page, in memory that does
     assert.equal(hocr.split('class="ocr_page"').length - 1, PAGES);
     assert.match(hocr, /<\/body>\n<\/html>\n$/);
     assert.equal(pagesWritten(markdown), PAGES);
+    assert.match(spawnSync('pdfinfo', [markdown.replace(/\.md$/, '.pdf')], { encoding: 'utf8' }).stdout, new RegExp(`Pages:\\s+${PAGES}\\n`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,14 +1,17 @@
-// Where the CLI writes each input's Markdown (and its .json and .hocr beside it), checked before any work: an
-// output never replaces an input (a scan named by -o once became Markdown), and replaces any other existing
-// file only with --force.
+// Where the CLI writes each input's Markdown (and its .json, .hocr and searchable .pdf beside it), checked
+// before any work: an output never replaces an input (a scan named by -o once became Markdown), and replaces
+// any other existing file only with --force. `-o name.pdf` with one input asks for the searchable PDF alone.
 import { statSync, type Stats } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 
 export interface OutputFiles {
-  /** null: the Markdown goes to standard output. */
+  /** null: no Markdown file; it goes to standard output when `stdout` says so. */
   markdown: string | null;
+  stdout: boolean;
   json: string | null;
   hocr: string | null;
+  /** The searchable PDF: the input's pages with the words read laid over them, invisible. */
+  pdf: string | null;
 }
 
 export interface OutputPlan {
@@ -21,6 +24,7 @@ export interface OutputPlan {
 export interface OutputChoices {
   json: boolean;
   hocr: boolean;
+  pdf: boolean;
   /** Replace existing files (never an input). */
   force: boolean;
 }
@@ -33,41 +37,48 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
-/** -o names a folder when it is one, or when it does not exist and does not end in .md. */
+const SINGLE_FILE = /\.(md|pdf)$/i;
+
+/** -o names a folder when it is one, or when it does not exist and does not end in .md or .pdf. */
 function namesFolder(out: string): boolean {
   const s = statOrNull(out);
-  return s ? s.isDirectory() : extname(out).toLowerCase() !== '.md';
+  return s ? s.isDirectory() : !SINGLE_FILE.test(out);
 }
 
-/** The Markdown path of each input: the -o file for a single input, else <folder>/<stem>.md, stems made unique. */
-function markdownPaths(inputs: string[], out: string | null): Array<string | null> {
-  if (out === null) return inputs.map(() => null);
-  if (!namesFolder(out)) {
-    if (inputs.length > 1) throw new Error(`-o ${out} is a file, but ${inputs.length} inputs need a folder`);
-    return [out];
-  }
+/** Each input's name in a folder of outputs: its own, made unique. */
+function uniqueStems(inputs: string[]): string[] {
   const used = new Set<string>();
   return inputs.map((f) => {
     let stem = basename(f, extname(f));
     for (let k = 2; used.has(stem); k++) stem = `${basename(f, extname(f))}-${k}`;
     used.add(stem);
-    return join(out, `${stem}.md`);
+    return stem;
   });
 }
 
 export function planOutputs(inputs: string[], out: string | null, choices: OutputChoices): OutputPlan {
-  const files = markdownPaths(inputs, out).map((markdown, i): OutputFiles => {
-    // Without -o, the .json and .hocr go to the working folder, named after the input.
-    const stem = markdown ? markdown.replace(/\.md$/i, '') : basename(inputs[i]!, extname(inputs[i]!));
-    return { markdown, json: choices.json ? `${stem}.json` : null, hocr: choices.hocr ? `${stem}.hocr` : null };
+  const single = out !== null && !namesFolder(out);
+  if (single && inputs.length > 1) throw new Error(`-o ${out} is a file, but ${inputs.length} inputs need a folder`);
+  const onlyPdf = single && /\.pdf$/i.test(out);
+  const stems = uniqueStems(inputs);
+  const files = inputs.map((input, i): OutputFiles => {
+    // The other outputs go beside the Markdown; without -o, to the working folder, named after the input.
+    const stem = out === null ? basename(input, extname(input)) : single ? out.replace(SINGLE_FILE, '') : join(out, stems[i]!);
+    return {
+      markdown: out === null || onlyPdf ? null : single ? out : `${stem}.md`,
+      stdout: out === null,
+      json: choices.json ? `${stem}.json` : null,
+      hocr: choices.hocr ? `${stem}.hocr` : null,
+      pdf: onlyPdf ? out : choices.pdf ? `${stem}.pdf` : null,
+    };
   });
   const inputFiles = inputs.map((p) => ({ path: resolve(p), stat: statOrNull(p) }));
   const existing: string[] = [];
-  for (const path of files.flatMap((f) => [f.markdown, f.json, f.hocr]).filter((p): p is string => p !== null)) {
+  for (const path of files.flatMap((f) => [f.markdown, f.json, f.hocr, f.pdf]).filter((p): p is string => p !== null)) {
     const stat = statOrNull(path);
     // The same file by path, or by device and inode (a hard link, a symbolic link, another spelling).
     const input = inputFiles.find((f) => f.path === resolve(path) || (stat && f.stat && f.stat.dev === stat.dev && f.stat.ino === stat.ino));
-    if (input) throw new Error(`${path} is an input; the output must go elsewhere (-o names a new .md file or a folder)`);
+    if (input) throw new Error(`${path} is an input; the output must go elsewhere (-o names a new .md or .pdf file, or a folder)`);
     if (stat?.isDirectory()) throw new Error(`${path} is a folder, not a file the output can be written to`);
     if (stat) existing.push(path);
   }
@@ -75,6 +86,6 @@ export function planOutputs(inputs: string[], out: string | null, choices: Outpu
   if (existing.length > 1 && !choices.force) {
     throw new Error(`${existing[0]} and ${existing.length - 1} more output file(s) already exist; add --force to overwrite them`);
   }
-  const folders = [...new Set(files.map((f) => f.markdown && dirname(f.markdown)).filter((d): d is string => d !== null))];
+  const folders = [...new Set(files.flatMap((f) => [f.markdown, f.pdf]).filter((p): p is string => p !== null).map((p) => dirname(p)))];
   return { files, folders };
 }

@@ -1,5 +1,5 @@
-// `npm run ocr -- <files...> -o <out.md or folder> [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]`:
-// scans to Markdown (and hOCR: words with their boxes and confidences) from the command line. Options and
+// `npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--mode ar|spec|mtp|diffusion] [--json] [--hocr] [--pdf] ...`:
+// scans to Markdown (and hOCR: words with their boxes and confidences; and searchable PDFs) from the command line. Options and
 // outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
 // reported on one line and the batch goes on; the exit status says whether every file succeeded.
 import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
@@ -23,12 +23,13 @@ interface CliArgs {
   analysis: PageAnalysisOptions;
   json: boolean;
   hocr: boolean;
+  pdf: boolean;
   modelDir: string;
   threads: number | undefined;
   modeGiven: boolean;
 }
 
-const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr]
+const USAGE = `usage: npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr] [--pdf]
                      [--keep-ratio R image tokens kept after the focal layers, in (0, 1]; 1 = all]
                      [--no-reading-prior: a line model reads with its decoder alone, not weighing its encoder's CTC reading]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
@@ -37,17 +38,19 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md or folder> [--force] 
                      [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar, and spec or diffusion once converted to dual mode]
                      [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
                      [--batch N regions per forward, up to ${MAX_BATCH}] [-- files, even those starting with -]
-  PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file; with
-  several it names a folder. Without -o the Markdown goes to standard output. --json and --hocr write
-  <name>.json and <name>.hocr beside it: the JSON has every region, round and token; hOCR has every word with
-  its box (from where the model looked while writing it; needs fixation) and its confidence. Every output is
-  written as its pages are read, and a document that fails partway keeps the pages read before. Figures are
+  PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file, or a
+  .pdf file for the searchable PDF alone; with several it names a folder. Without -o the Markdown goes to
+  standard output. --json, --hocr and --pdf write <name>.json, <name>.hocr and <name>.pdf beside it: the JSON
+  has every region, round and token; hOCR has every word with its box (from where the model looked while
+  writing it; needs fixation) and its confidence; the searchable PDF is the input's pages with those words
+  laid over them, invisible, where they stand (a PDF's pages and images unchanged). Every output but the PDF
+  is written as its pages are read, and a document that fails partway keeps the pages read before. Figures are
   written beside a Markdown file as <name>-p<page>-figure<n>.png and linked from it. An output never
   replaces an input; it replaces another existing file only with --force.`;
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {
-    files: [], out: null, force: false, json: false, hocr: false, modelDir: defaultModelDir(), threads: undefined, modeGiven: false, analysis: { ...DEFAULT_PAGE_ANALYSIS },
+    files: [], out: null, force: false, json: false, hocr: false, pdf: false, modelDir: defaultModelDir(), threads: undefined, modeGiven: false, analysis: { ...DEFAULT_PAGE_ANALYSIS },
     options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
   };
   for (let i = 0; i < argv.length; i++) {
@@ -75,6 +78,7 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (a === '--keep-unsure') args.analysis.dropUnsure = false;
     else if (a === '--json') args.json = true;
     else if (a === '--hocr') args.hocr = true;
+    else if (a === '--pdf') args.pdf = true;
     else if (a === '--model') args.modelDir = value();
     else if (a === '--threads') args.threads = wholeNumber(a, value(), 1, maxThreads());
     else if (a === '--max-tokens') args.options.maxNewTokens = wholeNumber(a, value(), 1, MAX_NEW_TOKENS);
@@ -157,14 +161,16 @@ async function main(): Promise<number> {
   for (let i = 0; i < args.files.length && !controller.signal.aborted; i++) {
     const file = args.files[i]!;
     let doc;
+    let input: Uint8Array;
     try {
-      doc = await openDocument(basename(file), readInput(file));
+      input = readInput(file);
+      doc = await openDocument(basename(file), input);
     } catch (err) {
       console.error(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
       failed.push(file);
       continue;
     }
-    const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force);
+    const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force, input);
     try {
       bar.start(`${basename(file)} (${i + 1}/${args.files.length})`);
       const { cancelled } = await decodeDocument(doc, model, {
@@ -174,8 +180,8 @@ async function main(): Promise<number> {
           outputs.record(events);
           for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
         },
-        onPage: (page) => {
-          outputs.page(page);
+        onPage: async (page) => {
+          await outputs.page(page);
           pages++;
           for (const r of page.regions) {
             tokens += r.stats.tokens;
@@ -192,7 +198,7 @@ async function main(): Promise<number> {
         figures: figures(plan.files[i]!.markdown),
       });
       bar.done();
-      outputs.finish({ cancelled });
+      await outputs.finish({ cancelled });
     } catch (err) {
       bar.done();
       const message = (err as Error).message;
@@ -200,7 +206,7 @@ async function main(): Promise<number> {
       console.error(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
       failed.push(file);
       try {
-        outputs.finish({ cancelled: false, error: message });
+        await outputs.finish({ cancelled: false, error: message });
       } catch (finishErr) {
         console.error(`error: ${file}: its outputs could not be completed (${(finishErr as Error).message})`);
       }

@@ -18,6 +18,7 @@ interface RecordedRegion extends LayoutRegion {
 
 interface RecordedPage {
   regions: RecordedRegion[];
+  textAngle: number;
   /** Each text line crop's groups of ink, by the crop's box. */
   ink: Map<string, Box[]>;
 }
@@ -31,7 +32,7 @@ export class RunRecorder {
       if (e.type === 'page_layout') {
         const regions = e.regions.map((r): RecordedRegion => ({ ...r, grid: null, rounds: [], tokens: [], unsure: [] }));
         for (const r of regions) this.byId.set(r.id, r);
-        this.pages.set(e.page, { regions, ink: new Map(e.lines.map((l) => [boxKey(l.box), l.inkWords])) });
+        this.pages.set(e.page, { regions, textAngle: e.textAngle, ink: new Map(e.lines.map((l) => [boxKey(l.box), l.inkWords])) });
       } else if (e.type === 'unsure_line') {
         this.byId.get(e.regionId)?.unsure.push({ box: e.box, text: e.text, meanProb: e.meanProb });
       } else if (e.type === 'region_start' || e.type === 'round' || e.type === 'token' || e.type === 'retract' || e.type === 'region_end') {
@@ -63,6 +64,11 @@ export class RunRecorder {
       .filter((r) => r.tokens.length > 0)
       .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity))
       .map((r) => ({ region: r, lines: regionWords(r.box, r.grid, r.tokens, r.kind === 'table', (b) => recorded.ink.get(boxKey(b))) }));
+  }
+
+  /** The direction the page's text runs in (PageLayoutEvent.textAngle); 0 for a page not laid out. */
+  pageTextAngle(page: number): number {
+    return this.pages.get(page)?.textAngle ?? 0;
   }
 
   /** Drops what was kept of a page that has been written out. */

@@ -120,7 +120,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     const page = Math.floor(n / SAMPLE_REGIONS.length);
     if (regionIndex === 0) {
       const layout: LayoutRegion[] = SAMPLE_REGIONS.map((r, i) => ({ id: regions[n + i]!.id, page, kind: r.kind, box: r.box, order: i }));
-      batches.push([{ type: 'page_layout', docId, page, regions: layout, lines: [] }]);
+      batches.push([{ type: 'page_layout', docId, page, regions: layout, textAngle: 0, lines: [] }]);
     }
     const w = region.box.x1 - region.box.x0;
     const h = region.box.y1 - region.box.y0;

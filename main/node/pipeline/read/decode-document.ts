@@ -99,7 +99,7 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
         break;
       }
       const inkLines = analysed.crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
-      emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, lines: inkLines }]);
+      emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
       cropsSeen += analysed.crops.length;
       progress(k + 1);
 

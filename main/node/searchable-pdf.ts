@@ -1,0 +1,168 @@
+// A searchable PDF: the document's pages as they are, each with an invisible text layer in which every word the
+// model read sits at its box on the page (the hOCR's boxes), in reading order, so that a viewer finds, selects
+// and copies the words where they stand. A PDF input keeps its pages, content and images untouched and gains
+// the layer; an image input becomes a page of its size at its resolution, the image embedded as it is (a JPEG
+// byte for byte). Written with pdf-lib; the words are set in DejaVu Sans, whose glyphs are never drawn but
+// whose character map lets a viewer copy what the model wrote. This runs inside a bounded worker
+// (searchable-pdf-worker.ts): pdf-lib parses a PDF input whole, and the input is hostile.
+import { readFileSync } from 'node:fs';
+import fontkit from '@pdf-lib/fontkit';
+import {
+  beginText, endText, PDFContentStream, PDFDocument, popGraphicsState, pushGraphicsState, setCharacterSqueeze,
+  setFontAndSize, setTextMatrix, setTextRenderingMode, showText, TextRenderingMode, type PDFFont, type PDFName, type PDFOperator, type PDFPage,
+} from 'pdf-lib';
+import type { Box, PageInfo } from '../../common/protocol';
+import type { HocrRegion } from './hocr';
+
+/** An image input's page: the image to embed and the resolution that gives the page its size. */
+export interface PageImage {
+  kind: 'jpeg' | 'png';
+  bytes: Uint8Array;
+  /** Pixels per inch of `bytes`. */
+  dpi: number;
+}
+
+type Point = [number, number];
+
+/** Maps a point of the page as it was read (pixels, y down) to PDF user space. */
+type PageFrame = (p: Point) => Point;
+
+/**
+ * The page as pdf.js reads it: its visible box (CropBox within MediaBox) turned by /Rotate, drawn at
+ * `width` x `height` pixels. Rotation turns the page clockwise for display.
+ */
+function pdfPageFrame(page: PDFPage, read: PageInfo): PageFrame {
+  const crop = page.getCropBox();
+  const media = page.getMediaBox();
+  const x0 = Math.max(crop.x, media.x);
+  const y0 = Math.max(crop.y, media.y);
+  const x1 = Math.min(crop.x + crop.width, media.x + media.width);
+  const y1 = Math.min(crop.y + crop.height, media.y + media.height);
+  const [bx, by, w, h] = x1 > x0 && y1 > y0 ? [x0, y0, x1 - x0, y1 - y0] : [media.x, media.y, media.width, media.height];
+  switch ((((page.getRotation().angle % 360) + 360) % 360) as 0 | 90 | 180 | 270) {
+    // Turned a quarter clockwise: across the page as read runs up the page's height, down it along its width.
+    case 90: return ([x, y]) => [bx + (y * w) / read.height, by + (x * h) / read.width];
+    case 180: return ([x, y]) => [bx + w - (x * w) / read.width, by + (y * h) / read.height];
+    case 270: return ([x, y]) => [bx + w - (y * w) / read.height, by + h - (x * h) / read.width];
+    default: return ([x, y]) => [bx + (x * w) / read.width, by + h - (y * h) / read.height];
+  }
+}
+
+/** A word's extent along the text (`along`) and across it, upwards (`across`), in pixels of the page as read. */
+interface Span {
+  along: [number, number];
+  across: [number, number];
+}
+
+function span(box: Box, dir: Point, up: Point): Span {
+  const corners: Point[] = [[box.x0, box.y0], [box.x1, box.y0], [box.x0, box.y1], [box.x1, box.y1]];
+  const a = corners.map(([x, y]) => x * dir[0] + y * dir[1]);
+  const b = corners.map(([x, y]) => x * up[0] + y * up[1]);
+  return { along: [Math.min(...a), Math.max(...a)], across: [Math.min(...b), Math.max(...b)] };
+}
+
+export class SearchablePdf {
+  private font!: PDFFont;
+  /** Code points the font maps; others are written as U+FFFD, which it has. */
+  private covered!: Set<number>;
+
+  private constructor(private readonly doc: PDFDocument, private readonly fromPdf: boolean) {}
+
+  /** From a PDF input (its bytes), or for image inputs (null: pages are added as they come). */
+  static async open(pdf: Uint8Array | null, fontFile: string): Promise<SearchablePdf> {
+    const doc = pdf ? await PDFDocument.load(pdf, { updateMetadata: false }) : await PDFDocument.create();
+    doc.registerFontkit(fontkit);
+    const out = new SearchablePdf(doc, pdf !== null);
+    out.font = await doc.embedFont(readFileSync(fontFile), { subset: true });
+    out.covered = new Set(out.font.getCharacterSet());
+    doc.setCreator('Saccade');
+    doc.setProducer('Saccade (pdf-lib)');
+    return out;
+  }
+
+  get pageCount(): number {
+    return this.doc.getPageCount();
+  }
+
+  /**
+   * Lays a page's words over it: page `index` of a PDF input, or a new page showing `image`. `textAngle` is
+   * the direction the page's text runs in as read (radians, y down: pi/2 runs down the page).
+   */
+  async addPage(index: number, read: PageInfo, textAngle: number, regions: readonly HocrRegion[], image: PageImage | null): Promise<void> {
+    let page: PDFPage;
+    if (this.fromPdf) {
+      page = this.doc.getPage(index);
+    } else {
+      if (!image) throw new Error(`page ${index + 1} has no image`);
+      const embedded = image.kind === 'jpeg' ? await this.doc.embedJpg(image.bytes) : await this.doc.embedPng(image.bytes);
+      const size: [number, number] = [(embedded.width * 72) / image.dpi, (embedded.height * 72) / image.dpi];
+      page = this.doc.addPage(size);
+      page.drawImage(embedded, { x: 0, y: 0, width: size[0], height: size[1] });
+    }
+    const frame = pdfPageFrame(page, read);
+    const fontKey = page.node.newFontDictionary(this.font.name, this.font.ref);
+    // Words are laid along the nearest quarter turn: their boxes are upright rectangles on the page as read,
+    // and a slightly skewed baseline makes text extraction break words apart where their glyphs step.
+    const quarter = (Math.PI / 2) * Math.round(textAngle / (Math.PI / 2));
+    const dir: Point = [Math.round(Math.cos(quarter)), Math.round(Math.sin(quarter))];
+    const up: Point = [dir[1], -dir[0]];
+    const words: PDFOperator[] = [];
+    for (const { lines } of regions) {
+      for (const line of lines) {
+        const spans = line.words.map((w) => span(w.box, dir, up));
+        line.words.forEach((word, k) => {
+          // A word is followed by a space, and ends a space's width before the next word where their boxes
+          // (which come from where the model looked) touch or overlap: text extraction and search then see
+          // the words apart.
+          const own = spans[k]!;
+          const next = spans[k + 1];
+          const [s0, s1] = own.along;
+          const end = next ? Math.min(s1, next.along[0] - 0.2 * (own.across[1] - own.across[0])) : s1;
+          const along: [number, number] = [s0, end > s0 + 0.5 * (s1 - s0) ? end : s1];
+          words.push(...this.word(word.text, next ? ' ' : '', { along, across: own.across }, dir, up, frame, fontKey));
+        });
+      }
+    }
+    if (words.length === 0) return;
+    // The page's own content is closed in a q ... Q of its own, so that a graphics state it leaves changed
+    // cannot move or scale the words written after it.
+    const context = this.doc.context;
+    const before = context.register(PDFContentStream.of(context.obj({}), [pushGraphicsState()]));
+    const after = context.register(PDFContentStream.of(context.obj({}), [
+      popGraphicsState(), pushGraphicsState(), beginText(), setTextRenderingMode(TextRenderingMode.Invisible), ...words, endText(), popGraphicsState(),
+    ]));
+    page.node.normalize();
+    page.node.wrapContentStreams(before, after);
+  }
+
+  /**
+   * One word over its span: as high as the span is across, stretched to its length along, its baseline on
+   * the font's descent; `after` (a space, or nothing) follows it at the same stretch.
+   */
+  private word(raw: string, after: string, { along, across }: Span, dir: Point, up: Point, frame: PageFrame, fontKey: PDFName): PDFOperator[] {
+    const text = [...raw].map((c) => (this.covered.has(c.codePointAt(0)!) ? c : '\ufffd')).join('');
+    const at = (a: number, b: number): Point => [a * dir[0] + b * up[0], a * dir[1] + b * up[1]];
+    const origin = frame(at(along[0], across[0]));
+    const distance = (p: Point) => Math.hypot(p[0] - origin[0], p[1] - origin[1]);
+    const lengthPt = distance(frame(at(along[1], across[0])));
+    const heightPt = distance(frame(at(along[0], across[1])));
+    if (!text.trim() || lengthPt <= 0 || heightPt <= 0) return [];
+    const size = heightPt / this.font.heightAtSize(1);
+    const natural = this.font.widthOfTextAtSize(text, size);
+    // The baseline stands the font's descent above the bottom of the span.
+    const descent = (this.font.heightAtSize(size) - this.font.heightAtSize(size, { descender: false })) / heightPt;
+    const [ux, uy] = frame(at(along[0], across[0] + descent * (across[1] - across[0])));
+    const [ex, ey] = frame(at(along[1], across[0]));
+    const angle = Math.atan2(ey - origin[1], ex - origin[0]);
+    return [
+      setFontAndSize(fontKey, size),
+      setCharacterSqueeze(natural > 0 ? (100 * lengthPt) / natural : 100),
+      setTextMatrix(Math.cos(angle), Math.sin(angle), -Math.sin(angle), Math.cos(angle), ux, uy),
+      showText(this.font.encodeText(text + after)),
+    ];
+  }
+
+  save(): Promise<Uint8Array> {
+    return this.doc.save();
+  }
+}
