@@ -94,6 +94,11 @@ export interface FixationFrame {
   box: { x0: number; y0: number; x1: number; y1: number };
   rows: number;
   cols: number;
+  /**
+   * The direction the crop's text runs in on the page, radians (y down: pi/2 runs down a page turned a
+   * quarter clockwise): the grid's columns run along it, its rows across. Absent: 0.
+   */
+  angle?: number;
 }
 
 export interface RegionStartEvent {

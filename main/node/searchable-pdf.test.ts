@@ -3,7 +3,7 @@
 // within its hOCR box on the page; the input's images are in it byte for byte; a PDF keeps its pages.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -83,3 +83,39 @@ for (const input of ['page-photo.jpg', 'two-page-report.pdf']) {
     }
   });
 }
+
+/** A page's box as it stands once the page is turned `degrees` clockwise (page size `width` x `height` upright). */
+function turned(box: Word['box'], degrees: number, width: number, height: number): Word['box'] {
+  const [x0, y0, x1, y1] = box;
+  if (degrees === 90) return [height - y1, x0, height - y0, x1];
+  if (degrees === 180) return [width - x1, height - y1, width - x0, height - y0];
+  return box;
+}
+
+test('pages turned a quarter and a half: their words are placed along the text, and the PDF reads in order', { skip, timeout: 120_000 }, async () => {
+  const { PDFDocument, degrees } = await import('pdf-lib');
+  const dir = mkdtempSync(join(tmpdir(), 'saccade-turned-'));
+  try {
+    const doc = await PDFDocument.load(readFileSync(join(SAMPLES, 'two-page-report.pdf')));
+    doc.getPage(0).setRotation(degrees(90));
+    doc.getPage(1).setRotation(degrees(180));
+    const input = join(dir, 'turned-report.pdf');
+    writeFileSync(input, await doc.save());
+    const cli = (file: string, out: string) => run(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), file, '-o', out, '--hocr', '--views', '1']);
+    cli(join(SAMPLES, 'two-page-report.pdf'), join(dir, 'upright.md'));
+    cli(input, join(dir, 'turned.pdf'));
+    const upright = hocrPages(readFileSync(join(dir, 'upright.hocr'), 'utf8'));
+    const read = hocrPages(readFileSync(join(dir, 'turned.hocr'), 'utf8'));
+    assert.deepEqual(run('pdftotext', ['-raw', join(dir, 'turned.pdf'), '-']).split(/\s+/).filter(Boolean), read.flatMap((p) => p.words.map((w) => w.text)));
+    [90, 180].forEach((turn, p) => {
+      const [width, height] = upright[p]!.size;
+      const near = (a: Word['box'], b: Word['box']) => a.every((v, k) => Math.abs(v - b[k]!) <= 12);
+      const placed = read[p]!.words.filter((w) => upright[p]!.words.some((u) => u.text === w.text && near(w.box, turned(u.box, turn, width, height))));
+      // The readings of a turned page differ a little from the upright one's; the words they share sit where
+      // the upright page's words sit, turned.
+      assert.ok(placed.length >= 0.7 * read[p]!.words.length, `page ${p + 1} turned ${turn}: ${placed.length} of ${read[p]!.words.length} words where the upright page has them`);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

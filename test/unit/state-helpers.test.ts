@@ -65,6 +65,16 @@ test('a fixation with its own frame (one line of a multi-line region) lands on t
   assert.deepEqual(cells, [{ x: 120, y: 100, w: 50, h: 32, weight: 1 }]);
 });
 
+test('a fixation on a line of a turned page lands along that line: from its right end upside down, downwards a quarter turned', () => {
+  const region = { x0: 0, y0: 0, x1: 400, y1: 300 };
+  const across = { x0: 20, y0: 100, x1: 220, y1: 132 };
+  const upsideDown = fixationCells(region, { rows: 1, cols: 4 }, { indices: [0], weights: [1], frame: { box: across, rows: 1, cols: 4, angle: Math.PI } });
+  assert.deepEqual(upsideDown, [{ x: 170, y: 100, w: 50, h: 32, weight: 1 }]);
+  const down = { x0: 100, y0: 20, x1: 132, y1: 220 };
+  const quarter = fixationCells(region, { rows: 1, cols: 4 }, { indices: [1], weights: [1], frame: { box: down, rows: 1, cols: 4, angle: Math.PI / 2 } });
+  assert.deepEqual(quarter, [{ x: 100, y: 70, w: 32, h: 50, weight: 1 }]);
+});
+
 test('regions sit in the Markdown as headings, paragraphs and display math', () => {
   assert.equal(regionPrefix('title', true), '# ');
   assert.equal(regionPrefix('text', false), '\n\n');

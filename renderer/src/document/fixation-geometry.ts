@@ -1,9 +1,11 @@
 // Where a fixation lies on the page. The engine reports indices over a crop's merged token grid (rows x
 // cols, row-major); the crop is a box of the page resized, so cell (r, c) covers the matching fraction of the
 // box in page pixels. The box is the fixation's own frame where the pipeline read the region as several
-// crops, else the region's box.
+// crops, else the region's box. A crop of a turned line runs along its text: its columns follow the frame's
+// angle, and its cells are turned back onto the page.
 import type { Fixation } from '../../../common/engine-types';
 import type { Box } from '../../../common/protocol';
+import { quarterTurns, turnBox } from '../../../common/quarter-turns';
 
 export interface HeatCell {
   x: number;
@@ -14,7 +16,8 @@ export interface HeatCell {
 }
 
 export function fixationCells(regionBox: Box, regionGrid: { rows: number; cols: number }, fixation: Fixation): HeatCell[] {
-  const box = fixation.frame?.box ?? regionBox;
+  const turns = quarterTurns(fixation.frame?.angle ?? 0);
+  const box = turnBox(fixation.frame?.box ?? regionBox, turns);
   const grid = fixation.frame ?? regionGrid;
   const w = (box.x1 - box.x0) / grid.cols;
   const h = (box.y1 - box.y0) / grid.rows;
@@ -23,7 +26,10 @@ export function fixationCells(regionBox: Box, regionGrid: { rows: number; cols: 
     if (index < 0 || index >= grid.rows * grid.cols) return;
     const row = Math.floor(index / grid.cols);
     const col = index % grid.cols;
-    cells.push({ x: box.x0 + col * w, y: box.y0 + row * h, w, h, weight: fixation.weights[k] ?? 0 });
+    const x0 = box.x0 + col * w;
+    const y0 = box.y0 + row * h;
+    const cell = turnBox({ x0, y0, x1: x0 + w, y1: y0 + h }, (4 - turns) % 4);
+    cells.push({ x: cell.x0, y: cell.y0, w: cell.x1 - cell.x0, h: cell.y1 - cell.y0, weight: fixation.weights[k] ?? 0 });
   });
   return cells;
 }

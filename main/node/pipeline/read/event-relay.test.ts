@@ -25,7 +25,7 @@ test('line crops of one region stream as that region, each fixation framed by it
   const lines = [{ x0: 10, y0: 10, x1: 210, y1: 42 }, { x0: 10, y0: 50, x1: 110, y1: 82 }];
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
-    lines.map((box, line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box })),
+    lines.map((box, line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box, angle: 0 })),
     new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   // The second line's events arrive first; they are held until the first line ends.
@@ -35,7 +35,7 @@ test('line crops of one region stream as that region, each fixation framed by it
   ]);
   const tokens = out.filter((e): e is TokenEvent => e.type === 'token');
   assert.deepEqual(tokens.map((t) => [t.regionId, t.index, t.text]), [['r', 0, 'a'], ['r', 1, ' b']]);
-  assert.deepEqual(tokens.map((t) => t.fixation?.frame), [{ box: lines[0], rows: 1, cols: 6 }, { box: lines[1], rows: 1, cols: 3 }]);
+  assert.deepEqual(tokens.map((t) => t.fixation?.frame), [{ box: lines[0], rows: 1, cols: 6, angle: 0 }, { box: lines[1], rows: 1, cols: 3, angle: 0 }]);
   assert.deepEqual(out.filter((e) => e.type === 'region_start').map((e) => e.regionId), ['r']);
   const end = out.find((e) => e.type === 'region_end');
   assert.equal(end?.type === 'region_end' && end.text, 'a b');
@@ -44,7 +44,7 @@ test('line crops of one region stream as that region, each fixation framed by it
 test('a line whose loop was taken back shifts the next line to the kept length', () => {
   const out: EngineEvent[] = [];
   const relay = new EventRelay(
-    [0, 1].map((line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box: { x0: 0, y0: 40 * line, x1: 100, y1: 40 * line + 30 } })),
+    [0, 1].map((line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box: { x0: 0, y0: 40 * line, x1: 100, y1: 40 * line + 30 }, angle: 0 })),
     new Map(), (events) => out.push(...events), () => {}, () => {},
   );
   const at = (t: TokenEvent, index: number): TokenEvent => ({ ...t, index });
@@ -73,7 +73,7 @@ test('a table read by cells streams as HTML: markup rides on each cell\'s first 
   const out: EngineEvent[] = [];
   const done: string[] = [];
   const relay = new EventRelay(
-    grid.cells.map((c, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: c.lines[0]! })),
+    grid.cells.map((c, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: c.lines[0]!, angle: 0 })),
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), (r) => done.push(r.text), () => {},
   );
   relay.push([
@@ -97,7 +97,7 @@ test('a table cell of several lines joins its read lines by one space and skips 
     { row: 0, col: 1, colSpan: 1, lines: [box(60, 0), box(60, 12)] },
   ] };
   const texts = ['Net', '', 'sales', '', '42'];
-  const crops = grid.cells.flatMap((c) => c.lines).map((b, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: b }));
+  const crops = grid.cells.flatMap((c) => c.lines).map((b, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: b, angle: 0 }));
   const out: EngineEvent[] = [];
   const relay = new EventRelay(crops, new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
   relay.push(texts.flatMap((text, line): EngineEvent[] => [
@@ -126,7 +126,7 @@ function seen(out: EngineEvent[]): string {
 test('a line taken back whole and read again keeps its lead, its region_start is not repeated, and its fixations follow the new crop', () => {
   const lines = [{ x0: 0, y0: 0, x1: 100, y1: 30 }, { x0: 0, y0: 40, x1: 100, y1: 70 }];
   const out: EngineEvent[] = [];
-  const relay = new EventRelay(lines.map((box, line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box })),
+  const relay = new EventRelay(lines.map((box, line) => ({ id: `r/${line}`, kind: 'text' as const, regionId: 'r', line, box, angle: 0 })),
     new Map(), (events) => out.push(...events), () => {}, () => {});
   relay.push([
     ...readAs('r/0', 'a'),
@@ -140,7 +140,7 @@ test('a line taken back whole and read again keeps its lead, its region_start is
   assert.deepEqual(out.filter((e) => e.type === 'region_start').length, 1);
   const tokens = out.filter((e): e is TokenEvent => e.type === 'token');
   assert.deepEqual(tokens.map((t) => [t.index, t.text]), [[0, 'a'], [1, ' x'], [1, ' b']]);
-  assert.deepEqual(tokens.at(-1)!.fixation?.frame, { box: lines[1], rows: 2, cols: 5 });
+  assert.deepEqual(tokens.at(-1)!.fixation?.frame, { box: lines[1], rows: 2, cols: 5, angle: 0 });
   assert.equal(seen(out), 'a b');
   const end = out.find((e) => e.type === 'region_end');
   assert.ok(end?.type === 'region_end' && end.text === 'a b');
@@ -149,7 +149,7 @@ test('a line taken back whole and read again keeps its lead, its region_start is
 test('a table cell taken back whole gives its markup to the reading that replaces it, or to the next cell', () => {
   const grid = { rows: 1, cols: 3, cells: [0, 1, 2].map((col) => ({ row: 0, col, colSpan: 1, lines: [{ x0: 40 * col, y0: 0, x1: 40 * col + 30, y1: 10 }] })) };
   const out: EngineEvent[] = [];
-  const relay = new EventRelay(grid.cells.map((c, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: c.lines[0]! })),
+  const relay = new EventRelay(grid.cells.map((c, line) => ({ id: `t/${line}`, kind: 'text' as const, regionId: 't', line, box: c.lines[0]!, angle: 0 })),
     new Map([['t', tableMarkup(grid)]]), (events) => out.push(...events), () => {}, () => {});
   relay.push([
     ...readAs('t/0', 'A', 2),
@@ -169,7 +169,7 @@ test('a table cell taken back whole gives its markup to the reading that replace
 test('prose that looks like HTML streams escaped, as the Markdown writes it; a table keeps its own markup', () => {
   const out: EngineEvent[] = [];
   const done: string[] = [];
-  const relay = new EventRelay([{ id: 'r/0', kind: 'text', regionId: 'r', line: 0, box: { x0: 0, y0: 0, x1: 100, y1: 30 } }],
+  const relay = new EventRelay([{ id: 'r/0', kind: 'text', regionId: 'r', line: 0, box: { x0: 0, y0: 0, x1: 100, y1: 30 }, angle: 0 }],
     new Map(), (events) => out.push(...events), (r) => done.push(r.text), () => {});
   relay.push([
     start('r/0'),

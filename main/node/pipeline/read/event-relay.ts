@@ -66,17 +66,17 @@ export interface FinishedRegion {
 
 export class EventRelay {
   private readonly streams = new Map<string, RegionStream>();
-  private readonly cropToRegion = new Map<string, { regionId: string; line: number; box: Box; frame?: FixationFrame }>();
+  private readonly cropToRegion = new Map<string, { regionId: string; line: number; box: Box; angle: number; frame?: FixationFrame }>();
 
   constructor(
-    crops: ReadonlyArray<{ id: string; kind: RegionKind; regionId: string; line: number; box: Box }>,
+    crops: ReadonlyArray<{ id: string; kind: RegionKind; regionId: string; line: number; box: Box; angle: number }>,
     tables: ReadonlyMap<string, TableMarkup>,
     private readonly forward: (events: EngineEvent[]) => void,
     private readonly onRegionDone: (region: FinishedRegion) => void,
     private readonly onCropDone: () => void,
   ) {
     for (const c of crops) {
-      this.cropToRegion.set(c.id, { regionId: c.regionId, line: c.line, box: c.box });
+      this.cropToRegion.set(c.id, { regionId: c.regionId, line: c.line, box: c.box, angle: c.angle });
       const s = this.streams.get(c.regionId);
       if (s) s.lines = Math.max(s.lines, c.line + 1);
       else {
@@ -96,7 +96,7 @@ export class EventRelay {
       const target = this.cropToRegion.get(e.regionId);
       if (!target) continue;
       const s = this.streams.get(target.regionId)!;
-      if (e.type === 'region_start') target.frame = { box: target.box, rows: e.grid.rows, cols: e.grid.cols };
+      if (e.type === 'region_start') target.frame = { box: target.box, rows: e.grid.rows, cols: e.grid.cols, angle: target.angle };
       // Every token carries its crop's frame, one with no fixation (the warm-up steps) an empty one: word boxes
       // then know each token's line even where the model's gaze is not reported.
       if (e.type === 'token' && target.frame) e.fixation = { ...(e.fixation ?? { indices: [], weights: [] }), frame: target.frame };

@@ -40,6 +40,8 @@ export interface PageCrop {
   line: number;
   /** The crop's bounds in source page pixels (where its fixations lie). */
   box: Box;
+  /** The direction its text runs in on the page (radians, y down): its image's x axis, and its fixations'. */
+  angle: number;
   /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
   inkWords: Box[];
 }
@@ -111,7 +113,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
       // Read whole: a formula, or a table by the model's table mode.
       const whole = lineCrop(raster, frame, { ...block.box });
       const cropId = `${id}/0`;
-      crops.push({ id: cropId, kind, regionId: id, line: 0, box: roundBox(cropBounds(whole)), inkWords: [],
+      crops.push({ id: cropId, kind, regionId: id, line: 0, box: roundBox(cropBounds(whole)), angle: whole.angle, inkWords: [],
         views: [{ id: `${cropId}#0`, kind, width: whole.image.width, height: whole.image.height, pixels: whole.image.data }] });
       return;
     }
@@ -119,7 +121,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
       const crop = lineCrop(raster, frame, line);
       const cropId = `${id}/${n}`;
       const images = options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(crop.image, v)) : [crop.image];
-      crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), inkWords: inkWords(crop).map(roundBox),
+      crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), angle: crop.angle, inkWords: inkWords(crop).map(roundBox),
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
     });
   });

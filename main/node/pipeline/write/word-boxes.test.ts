@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FixationFrame, TokenEvent } from '../../../../common/engine-types';
+import type { Box } from '../../../../common/protocol';
 import { regionWords } from './word-boxes';
 
 function token(text: string, arProb: number, peak: number | null, frame?: FixationFrame): TokenEvent {
@@ -24,6 +25,26 @@ test('words of line crops take their line\'s height and the span of their tokens
   assert.equal(lines[0]!.words[1]!.confidence, 0.5, 'a word is as sure as its least sure token');
   assert.deepEqual(lines[0]!.box, { x0: 110, y0: 50, x1: 160, y1: 70 });
   assert.deepEqual(lines[1]!.words.map((w) => [w.text, w.box, w.confidence]), [['42', { x0: 190, y0: 80, x1: 200, y1: 100 }, 0.6]]);
+});
+
+test('a line of a page turned upside down or a quarter places its words along its own direction', () => {
+  // The same line, 1 x 10 cells of 10 px along it and 20 px across, read from page x = 200 leftwards (turned
+  // half) and from page y = 100 downwards (turned a quarter clockwise); its ink in two groups.
+  const read = (frame: FixationFrame, ink: Box[]) => regionWords(frame.box, null, [token('Net', 0.9, 1, frame), token(' sales', 0.8, 5, frame)], false, () => ink);
+  const upsideDown = read({ box: { x0: 100, y0: 50, x1: 200, y1: 70 }, rows: 1, cols: 10, angle: Math.PI }, [{ x0: 176, y0: 52, x1: 192, y1: 68 }, { x0: 128, y0: 52, x1: 161, y1: 68 }]);
+  assert.deepEqual(upsideDown[0]!.words.map((w) => [w.text, w.box]), [
+    ['Net', { x0: 176, y0: 52, x1: 192, y1: 68 }],
+    ['sales', { x0: 128, y0: 52, x1: 161, y1: 68 }],
+  ]);
+  const quarter = read({ box: { x0: 50, y0: 100, x1: 70, y1: 200 }, rows: 1, cols: 10, angle: Math.PI / 2 }, [{ x0: 52, y0: 108, x1: 68, y1: 124 }, { x0: 52, y0: 139, x1: 68, y1: 172 }]);
+  assert.deepEqual(quarter[0]!.words.map((w) => [w.text, w.box]), [
+    ['Net', { x0: 52, y0: 108, x1: 68, y1: 124 }],
+    ['sales', { x0: 52, y0: 139, x1: 68, y1: 172 }],
+  ]);
+  // Without ink, a word spans its fixation cells along the line: the second cell from the start is at the
+  // page's right for the upside-down line.
+  const bare = regionWords({ x0: 100, y0: 50, x1: 200, y1: 70 }, null, [token('Net', 0.9, 1, { box: { x0: 100, y0: 50, x1: 200, y1: 70 }, rows: 1, cols: 10, angle: Math.PI })], false);
+  assert.deepEqual(bare[0]!.words[0]!.box, { x0: 180, y0: 50, x1: 190, y1: 70 });
 });
 
 test('a region read whole splits its lines at newlines and places words by row and column', () => {

@@ -8,6 +8,7 @@
 // boxes: the ink has the page's resolution, the fixation an image token's.
 import type { TokenEvent } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
+import { quarterTurns, turnBox } from '../../../../common/quarter-turns';
 import { unescapeHtml } from './table-markup';
 
 export interface WordBox {
@@ -29,6 +30,8 @@ interface Frame {
   box: Box;
   rows: number;
   cols: number;
+  /** The direction the line's text runs in on the page (FixationFrame.angle). */
+  angle?: number;
 }
 
 interface Building {
@@ -76,14 +79,21 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
   });
   endLine();
   return lines.map((l) => {
-    const lineBox = l.frame?.box ?? regionBox;
-    const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, l, lineBox), confidence: weakest(w.tokens) }));
-    const ink = l.lineCrop ? inkOf?.(lineBox) : undefined;
+    const pageBox = l.frame?.box ?? regionBox;
+    // Boxes are worked out in the line's own frame, where its text runs left to right (a line of a page turned
+    // a quarter or upside down included), and turned back onto the page.
+    const turn = quarterTurns(l.frame?.angle ?? 0);
+    const lineBox = turnBox(pageBox, turn);
+    const inLine: Building = { ...l, frame: l.frame && { ...l.frame, box: lineBox } };
+    const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, inLine, lineBox), confidence: weakest(w.tokens) }));
+    const ink = l.lineCrop ? inkOf?.(pageBox)?.map((b) => turnBox(b, turn)) : undefined;
     const located = l.words.map((w) => w.tokens.some((t) => (t.fixation?.indices.length ?? 0) > 0));
     if (ink && ink.length > 0) alignToInk(words, located, ink, lineBox.y1 - lineBox.y0);
+    for (const w of words) w.box = turnBox(w.box, (4 - turn) % 4);
     return { box: union(words.map((w) => w.box)), words };
   });
 }
+
 
 /**
  * Each token's frame. A token without fixation (fixation's warm-up, a row that kept none) was read in the same
