@@ -157,7 +157,7 @@ test('ocr CLI: a bad option or an output over an input stops it before any work,
   // A scan named by -o once became Markdown.
   const over = runCli([scan, '-o', scan]);
   assert.deepEqual([over.status, over.stdout], [2, '']);
-  assert.equal(over.stderr, `${scan} is an input; the output must go elsewhere (-o names a new .md file or a folder)\n`);
+  assert.equal(over.stderr, `${scan} is an input; the output must go elsewhere (-o names a new .md or .pdf file, or a folder)\n`);
   assert.deepEqual(readFileSync(scan), bytes);
   const threads = runCli([scan, '--threads', '100000']);
   assert.equal(threads.status, 2);
