@@ -152,6 +152,9 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
 test('an engine crash is reported, the text is kept, and decoding restarts', { skip }, async () => {
   await decodeAgain(page);
   await page.locator('.monaco-editor .tok').nth(5).waitFor({ timeout: 120_000 });
+  // The tokens above may still be the last decode's for a moment on a busy machine: the crash must come once
+  // this decode has text of its own, which its draft shows.
+  for (const until = Date.now() + 60_000; !(await savedDraft(page))?.running?.text.trim() && Date.now() < until;) await page.waitForTimeout(200);
   const engines = findDescendants(app.process.pid!, 'engine-host.js');
   assert.equal(engines.length, 1, 'one engine process serves the page');
   process.kill(engines[0]!, 'SIGKILL');
