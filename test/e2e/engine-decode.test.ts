@@ -151,10 +151,13 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
 
 test('an engine crash is reported, the text is kept, and decoding restarts', { skip }, async () => {
   await decodeAgain(page);
-  await page.locator('.monaco-editor .tok').nth(5).waitFor({ timeout: 120_000 });
-  // The tokens above may still be the last decode's for a moment on a busy machine: the crash must come once
-  // this decode has text of its own, which its draft shows.
-  for (const until = Date.now() + 60_000; !(await savedDraft(page))?.running?.text.trim() && Date.now() < until;) await page.waitForTimeout(200);
+  // The crash comes once this decode has committed tokens of its own (the editor's tokens may still be the last
+  // decode's for a moment on a busy machine).
+  await page.waitForFunction(() => {
+    const progress = document.querySelector('[data-testid=progress]');
+    return progress?.getAttribute('data-phase') === 'decoding' && Number(progress.getAttribute('data-committed')) >= 6;
+  }, null, { timeout: 120_000 });
+  await page.locator('.monaco-editor .tok').nth(5).waitFor({ timeout: 10_000 });
   const engines = findDescendants(app.process.pid!, 'engine-host.js');
   assert.equal(engines.length, 1, 'one engine process serves the page');
   process.kill(engines[0]!, 'SIGKILL');
