@@ -24,6 +24,7 @@ export class DocumentOutputs {
   private readonly recorder: RunRecorder | null;
   private readonly pdf: SearchablePdfOutput | null;
   private files: OpenFiles | null = null;
+  private closed = false;
   private written = 0;
 
   constructor(
@@ -61,21 +62,25 @@ export class DocumentOutputs {
 
   /**
    * Ends every output. A document that failed before its first page was read leaves no files; one that failed
-   * later keeps its pages, and its JSON names the error.
+   * later keeps its pages, and its JSON names the error. The searchable PDF, written last, is written only
+   * for a document that did not fail; a second call (after the PDF failed) only stops it.
    */
   async finish(end: { cancelled: boolean; error?: string }): Promise<void> {
     if (end.error !== undefined) this.pdf?.abandon();
-    else await this.pdf?.finish();
-    if (!this.files && end.error !== undefined) return;
-    const files = this.open();
-    try {
-      if (files.json !== null) {
-        writeSync(files.json, `],"cancelled":${end.cancelled}${end.error === undefined ? '' : `,"error":${JSON.stringify(end.error)}`}}`);
+    if (this.closed) return;
+    this.closed = true;
+    if (this.files || end.error === undefined) {
+      const files = this.open();
+      try {
+        if (files.json !== null) {
+          writeSync(files.json, `],"cancelled":${end.cancelled}${end.error === undefined ? '' : `,"error":${JSON.stringify(end.error)}`}}`);
+        }
+        if (files.hocr !== null) writeSync(files.hocr, HOCR_TAIL);
+      } finally {
+        for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
       }
-      if (files.hocr !== null) writeSync(files.hocr, HOCR_TAIL);
-    } finally {
-      for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
     }
+    if (end.error === undefined) await this.pdf?.finish();
   }
 
   private open(): OpenFiles {

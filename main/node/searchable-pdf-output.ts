@@ -3,7 +3,7 @@
 // beside it, then moved into place, so that no reader of the folder sees half a PDF. The output holds every
 // page of the input, so it is built whole before it is written; a PDF input's pages are its own.
 import { createRequire } from 'node:module';
-import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentInfo, PageInfo } from '../../common/protocol';
 import { BoundedWorker } from './bounded-worker';
@@ -69,14 +69,14 @@ export class SearchablePdfOutput {
     const bytes = answer(await this.worker.request({ op: 'save' }, STEP_MS), 'bytes');
     this.worker.end('the PDF is written');
     const part = `${this.path}.part-${process.pid}`;
-    writeFileSync(part, bytes, { flag: 'wx' });
     try {
+      writeFileSync(part, bytes, { flag: 'wx' });
       // Without --force an existing file is not replaced, even one that appeared since the plan was checked:
       // a link fails where a rename would replace.
       if (this.force) renameSync(part, this.path);
       else linkSync(part, this.path);
     } finally {
-      if (!this.force) unlinkSync(part);
+      rmSync(part, { force: true });
     }
   }
 
