@@ -23,6 +23,8 @@ export interface PageInfo {
   index: number;
   width: number;
   height: number;
+  /** Pixels per inch of the page as read: a PDF's drawing resolution, an image's own where the file says it. */
+  dpi?: number;
 }
 
 export interface DocumentInfo {

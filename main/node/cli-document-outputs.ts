@@ -55,7 +55,7 @@ export class DocumentOutputs {
     if (files.markdown !== null) writeSync(files.markdown, decoded.markdown);
     else if (this.paths.stdout) process.stdout.write(decoded.markdown);
     if (files.json !== null) writeSync(files.json, (this.written > 0 ? ',' : '') + JSON.stringify(this.recorder!.pageJSON(decoded.page)));
-    if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, this.recorder!.pageWords(decoded.page)));
+    if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, this.recorder!.pageWords(decoded.page), this.recorder!.pageTextAngle(decoded.page)));
     this.recorder?.forget(decoded.page);
     this.written++;
   }

@@ -4,8 +4,8 @@ import type { DocumentInfo, LayoutRegion } from '../../common/protocol';
 import { HOCR_TAIL, hocrHead, hocrPage, type HocrRegion } from './hocr';
 
 /** A whole document's hOCR as the CLI writes it, head, pages and tail. */
-function renderHocr(doc: DocumentInfo, pages: ReadonlyArray<readonly HocrRegion[]>): string {
-  return hocrHead(doc) + doc.pages.map((page) => hocrPage(page, pages[page.index] ?? [])).join('') + HOCR_TAIL;
+function renderHocr(doc: DocumentInfo, pages: ReadonlyArray<readonly HocrRegion[]>, textAngle = 0): string {
+  return hocrHead(doc) + doc.pages.map((page) => hocrPage(page, pages[page.index] ?? [], textAngle)).join('') + HOCR_TAIL;
 }
 
 /** Every element closed in order (the XHTML is well formed as far as its tags go). */
@@ -45,4 +45,23 @@ test('control characters a file name or a reading may hold are dropped: the hOCR
   assert.match(hocr, /<title>scan\[31m\.pdf<\/title>/);
   assert.match(hocr, />ab\tc<\/span>/);
   assert.doesNotMatch(hocr, /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+});
+
+test('what OCR tools expect of hOCR: the page\'s resolution, paragraphs holding lines, and the angle of a turned line', () => {
+  const doc: DocumentInfo = { docId: 'd', name: 'scan.pdf', format: 'pdf', pages: [{ index: 0, width: 1700, height: 2200, dpi: 200 }] };
+  const region: LayoutRegion = { id: 'p0-r0', page: 0, kind: 'text', box: { x0: 0, y0: 0, x1: 500, y1: 100 }, order: 0 };
+  const word = (text: string) => ({ text, box: region.box, confidence: 0.9 });
+  const lines = [
+    { box: region.box, words: [word('upright')], angle: 0 },
+    { box: region.box, words: [word('upside')], angle: Math.PI },
+    { box: region.box, words: [word('page')] },
+  ];
+  const hocr = renderHocr(doc, [[{ region, lines }]], Math.PI / 2);
+  assert.ok(balanced(hocr));
+  assert.match(hocr, /class="ocr_page" [^>]*title="bbox 0 0 1700 2200; ppageno 0; scan_res 200 200"/);
+  assert.match(hocr, /<div class="ocr_carea"[^>]*>\n<p class="ocr_par" [^>]*title="bbox 0 0 500 100">\n<span class="ocr_line"/);
+  // Degrees counter-clockwise: upside down is 180; a line that says nothing takes the page's direction, here
+  // running down a page turned a quarter clockwise.
+  const angles = [...hocr.matchAll(/class="ocr_line" [^>]*title="([^"]*)">\n<span[^>]*>(\w+)/g)].map((m) => [m[2], /textangle (\d+)/.exec(m[1]!)?.[1] ?? null]);
+  assert.deepEqual(angles, [['upright', null], ['upside', '180'], ['page', '270']]);
 });

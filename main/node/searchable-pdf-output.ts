@@ -9,7 +9,7 @@ import type { DocumentInfo, PageInfo } from '../../common/protocol';
 import { BoundedWorker } from './bounded-worker';
 import type { HocrRegion } from './hocr';
 import { sharp } from './image-codec';
-import { MAX_INPUT_PIXELS } from './pipeline/source/page-source';
+import { declaredDpi, MAX_INPUT_PIXELS } from './pipeline/source/page-source';
 import type { PageImage } from './searchable-pdf';
 import type { SearchablePdfCall, SearchablePdfReply } from './searchable-pdf-worker';
 
@@ -26,7 +26,7 @@ function fontFile(): string {
 /** An image input's page as the PDF shows it: the file itself where it can be (a JPEG as it is), else PNG. */
 async function pageImage(format: DocumentInfo['format'], bytes: Uint8Array, index: number): Promise<PageImage> {
   const meta = await sharp(bytes, { page: index, limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  const dpi = meta.density && meta.density >= 50 && meta.density <= 4800 ? meta.density : DEFAULT_DPI;
+  const dpi = declaredDpi(meta.density) ?? DEFAULT_DPI;
   // Turned by its orientation tag, an image is drawn as the page was read; a PDF viewer ignores the tag.
   const upright = (meta.orientation ?? 1) === 1;
   if (format === 'jpeg' && upright) return { kind: 'jpeg', bytes, dpi };

@@ -12,6 +12,7 @@ import {
   setFontAndSize, setTextMatrix, setTextRenderingMode, showText, TextRenderingMode, type PDFFont, type PDFName, type PDFOperator, type PDFPage,
 } from 'pdf-lib';
 import type { Box, PageInfo } from '../../common/protocol';
+import { quarterTurns } from '../../common/quarter-turns';
 import type { HocrRegion } from './hocr';
 
 /** An image input's page: the image to embed and the resolution that gives the page its size. */
@@ -86,7 +87,8 @@ export class SearchablePdf {
 
   /**
    * Lays a page's words over it: page `index` of a PDF input, or a new page showing `image`. `textAngle` is
-   * the direction the page's text runs in as read (radians, y down: pi/2 runs down the page).
+   * the direction the page's text runs in as read (radians, y down: pi/2 runs down the page), for lines that
+   * do not carry their own.
    */
   async addPage(index: number, read: PageInfo, textAngle: number, regions: readonly HocrRegion[], image: PageImage | null): Promise<void> {
     let page: PDFPage;
@@ -101,14 +103,15 @@ export class SearchablePdf {
     }
     const frame = pdfPageFrame(page, read);
     const fontKey = page.node.newFontDictionary(this.font.name, this.font.ref);
-    // Words are laid along the nearest quarter turn: their boxes are upright rectangles on the page as read,
-    // and a slightly skewed baseline makes text extraction break words apart where their glyphs step.
-    const quarter = (Math.PI / 2) * Math.round(textAngle / (Math.PI / 2));
-    const dir: Point = [Math.round(Math.cos(quarter)), Math.round(Math.sin(quarter))];
-    const up: Point = [dir[1], -dir[0]];
     const words: PDFOperator[] = [];
     for (const { lines } of regions) {
       for (const line of lines) {
+        // Words are laid along the line's direction (the page's where its crop did not say), to the nearest
+        // quarter turn: their boxes are upright rectangles on the page as read, and a slightly skewed baseline
+        // makes text extraction break words apart where their glyphs step.
+        const turns = quarterTurns(line.angle ?? textAngle);
+        const dir: Point = [[1, 0], [0, 1], [-1, 0], [0, -1]][turns] as Point;
+        const up: Point = [dir[1], -dir[0]];
         const spans = line.words.map((w) => span(w.box, dir, up));
         line.words.forEach((word, k) => {
           // A word is followed by a space, and ends a space's width before the next word where their boxes

@@ -49,6 +49,11 @@ export async function openPageSource(bytes: Uint8Array, dpi = DEFAULT_PDF_DPI, b
   return format === 'pdf' ? openPdf(bytes, dpi, budget) : openRaster(bytes, format);
 }
 
+/** The resolution an image file declares, where it is one a scan or photo can have (not 1 or 72 by default). */
+export function declaredDpi(density: number | undefined): number | undefined {
+  return density && density >= 100 && density <= 4800 ? density : undefined;
+}
+
 function scaleToFit(width: number, height: number): number {
   const px = width * height;
   return px > MAX_PAGE_PIXELS ? Math.sqrt(MAX_PAGE_PIXELS / px) : 1;
@@ -76,7 +81,8 @@ async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pd
       throw new Error(`the image is ${w}x${h} pixels (${Math.round((w * h) / 1e6)} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
     }
     const s = scaleToFit(w, h);
-    return { index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)) };
+    const dpi = declaredDpi(meta.density);
+    return { index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), ...(dpi ? { dpi: dpi * s } : {}) };
   });
   return {
     format,

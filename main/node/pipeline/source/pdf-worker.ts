@@ -66,7 +66,7 @@ async function openPdf(request: Extract<PdfCall, { op: 'open' }>): Promise<PageI
       const s = (request.dpi / 72) * (px > request.fitPixels ? Math.sqrt(request.fitPixels / px) : 1);
       const fitted = page.getViewport({ scale: s });
       scales.push(s);
-      pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)) });
+      pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)), dpi: s * 72 });
       page.cleanup();
     }
   } catch (err) {

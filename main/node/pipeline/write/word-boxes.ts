@@ -24,6 +24,8 @@ export interface WordBox {
 export interface LineBox {
   box: Box;
   words: WordBox[];
+  /** The direction the line's text runs in on the page (FixationFrame.angle), where its crop said. */
+  angle?: number;
 }
 
 interface Frame {
@@ -90,7 +92,7 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
     const located = l.words.map((w) => w.tokens.some((t) => (t.fixation?.indices.length ?? 0) > 0));
     if (ink && ink.length > 0) alignToInk(words, located, ink, lineBox.y1 - lineBox.y0);
     for (const w of words) w.box = turnBox(w.box, (4 - turn) % 4);
-    return { box: union(words.map((w) => w.box)), words };
+    return { box: union(words.map((w) => w.box)), words, ...(l.frame?.angle !== undefined ? { angle: l.frame.angle } : {}) };
   });
 }
 
