@@ -50,12 +50,14 @@ export class DocumentOutputs {
   }
 
   async page(decoded: DecodedPage): Promise<void> {
-    await this.pdf?.page(decoded.page, this.recorder!.pageTextAngle(decoded.page), this.recorder!.pageWords(decoded.page));
+    const words = this.paths.hocr || this.pdf ? this.recorder!.pageWords(decoded.page) : [];
+    const textAngle = this.recorder?.pageTextAngle(decoded.page) ?? 0;
+    await this.pdf?.page(decoded.page, textAngle, words);
     const files = this.open();
     if (files.markdown !== null) writeSync(files.markdown, decoded.markdown);
     else if (this.paths.stdout) process.stdout.write(decoded.markdown);
     if (files.json !== null) writeSync(files.json, (this.written > 0 ? ',' : '') + JSON.stringify(this.recorder!.pageJSON(decoded.page)));
-    if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, this.recorder!.pageWords(decoded.page), this.recorder!.pageTextAngle(decoded.page)));
+    if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, words, textAngle));
     this.recorder?.forget(decoded.page);
     this.written++;
   }
