@@ -9,14 +9,21 @@ export function quarterTurns(angle: number): number {
 }
 
 /**
- * A page box in the frame of a line whose text runs `turns` quarter turns clockwise from left to right: there
- * it runs left to right. `(4 - turns) % 4` turns a box of that frame back onto the page.
+ * A page point in the frame of a line whose text runs `turns` quarter turns clockwise from left to right: there
+ * it runs left to right (y down). `(4 - turns) % 4` turns a point of that frame back onto the page.
  */
-export function turnBox(b: Box, turns: number): Box {
+export function turnPoint([x, y]: [number, number], turns: number): [number, number] {
   switch (turns) {
-    case 1: return { x0: b.y0, y0: -b.x1, x1: b.y1, y1: -b.x0 };
-    case 2: return { x0: -b.x1, y0: -b.y1, x1: -b.x0, y1: -b.y0 };
-    case 3: return { x0: -b.y1, y0: b.x0, x1: -b.y0, y1: b.x1 };
-    default: return b;
+    case 1: return [y, -x];
+    case 2: return [-x, -y];
+    case 3: return [-y, x];
+    default: return [x, y];
   }
+}
+
+/** A page box in a line's frame, as turnPoint turns its corners. */
+export function turnBox(b: Box, turns: number): Box {
+  const [ax, ay] = turnPoint([b.x0, b.y0], turns);
+  const [bx, by] = turnPoint([b.x1, b.y1], turns);
+  return { x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
 }

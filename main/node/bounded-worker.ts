@@ -76,6 +76,12 @@ export class BoundedWorker<Call extends object, Reply extends object> {
   }
 }
 
+/** What a reply carries under `key`: the one field that says which request it answers. */
+export function replyField<R extends object, K extends string>(reply: R, key: K): Extract<R, Record<K, unknown>>[K] {
+  if (!(key in reply)) throw new Error(`the worker answered without its ${key}`);
+  return (reply as Extract<R, Record<K, unknown>>)[key];
+}
+
 /**
  * The worker's side: answers each request with what `handle` returns (and moves the buffers it names), or
  * with the error it throws. Requests are handled one at a time, in order.

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentInfo, PageInfo } from '../../common/protocol';
-import { BoundedWorker } from './bounded-worker';
+import { BoundedWorker, replyField } from './bounded-worker';
 import type { HocrRegion } from './hocr';
 import { sharp } from './image-codec';
 import { declaredDpi, MAX_INPUT_PIXELS } from './pipeline/source/page-source';
@@ -36,11 +36,6 @@ async function pageImage(format: DocumentInfo['format'], bytes: Uint8Array, inde
   return { kind: 'png', bytes: new Uint8Array(png), dpi };
 }
 
-function answer<K extends 'pages' | 'bytes'>(reply: SearchablePdfReply, key: K): Extract<SearchablePdfReply, Record<K, unknown>>[K] {
-  if (!(key in reply)) throw new Error('the PDF writer answered out of turn');
-  return (reply as Extract<SearchablePdfReply, Record<K, unknown>>)[key];
-}
-
 export class SearchablePdfOutput {
   private readonly worker = new BoundedWorker<SearchablePdfCall, SearchablePdfReply>(
     'searchable-pdf-worker', join(__dirname, 'searchable-pdf-worker.ts'), HEAP_MB, 'writing the searchable PDF');
@@ -66,7 +61,7 @@ export class SearchablePdfOutput {
     if (this.doc.format !== 'pdf') {
       for (const page of this.doc.pages) if (!this.added.has(page.index)) await this.addPage(page.index, page, 0, [], await pageImage(this.doc.format, this.input, page.index));
     }
-    const bytes = answer(await this.worker.request({ op: 'save' }, STEP_MS), 'bytes');
+    const bytes = replyField(await this.worker.request({ op: 'save' }, STEP_MS), 'bytes');
     this.worker.end('the PDF is written');
     const part = `${this.path}.part-${process.pid}`;
     try {

@@ -12,7 +12,7 @@ import {
   setFontAndSize, setTextMatrix, setTextRenderingMode, showText, TextRenderingMode, type PDFFont, type PDFName, type PDFOperator, type PDFPage,
 } from 'pdf-lib';
 import type { Box, PageInfo } from '../../common/protocol';
-import { quarterTurns } from '../../common/quarter-turns';
+import { quarterTurns, turnBox, turnPoint } from '../../common/quarter-turns';
 import type { HocrRegion } from './hocr';
 
 /** An image input's page: the image to embed and the resolution that gives the page its size. */
@@ -47,19 +47,6 @@ function pdfPageFrame(page: PDFPage, read: PageInfo): PageFrame {
     case 270: return ([x, y]) => [bx + w - (y * w) / read.height, by + h - (x * h) / read.width];
     default: return ([x, y]) => [bx + (x * w) / read.width, by + h - (y * h) / read.height];
   }
-}
-
-/** A word's extent along the text (`along`) and across it, upwards (`across`), in pixels of the page as read. */
-interface Span {
-  along: [number, number];
-  across: [number, number];
-}
-
-function span(box: Box, dir: Point, up: Point): Span {
-  const corners: Point[] = [[box.x0, box.y0], [box.x1, box.y0], [box.x0, box.y1], [box.x1, box.y1]];
-  const a = corners.map(([x, y]) => x * dir[0] + y * dir[1]);
-  const b = corners.map(([x, y]) => x * up[0] + y * up[1]);
-  return { along: [Math.min(...a), Math.max(...a)], across: [Math.min(...b), Math.max(...b)] };
 }
 
 export class SearchablePdf {
@@ -110,19 +97,18 @@ export class SearchablePdf {
         // quarter turn: their boxes are upright rectangles on the page as read, and a slightly skewed baseline
         // makes text extraction break words apart where their glyphs step.
         const turns = quarterTurns(line.angle ?? textAngle);
-        const dir: Point = [[1, 0], [0, 1], [-1, 0], [0, -1]][turns] as Point;
-        const up: Point = [dir[1], -dir[0]];
-        const spans = line.words.map((w) => span(w.box, dir, up));
+        const toUser: PageFrame = (p) => frame(turnPoint(p, (4 - turns) % 4));
+        // In the line's own frame its text runs along x, y down.
+        const boxes = line.words.map((w) => turnBox(w.box, turns));
         line.words.forEach((word, k) => {
           // A word is followed by a space, and ends a space's width before the next word where their boxes
           // (which come from where the model looked) touch or overlap: text extraction and search then see
           // the words apart.
-          const own = spans[k]!;
-          const next = spans[k + 1];
-          const [s0, s1] = own.along;
-          const end = next ? Math.min(s1, next.along[0] - 0.2 * (own.across[1] - own.across[0])) : s1;
-          const along: [number, number] = [s0, end > s0 + 0.5 * (s1 - s0) ? end : s1];
-          words.push(...this.word(word.text, next ? ' ' : '', { along, across: own.across }, dir, up, frame, fontKey));
+          const own = boxes[k]!;
+          const next = boxes[k + 1];
+          const end = next ? Math.min(own.x1, next.x0 - 0.2 * (own.y1 - own.y0)) : own.x1;
+          const box = end > own.x0 + 0.5 * (own.x1 - own.x0) ? { ...own, x1: end } : own;
+          words.push(...this.word(word.text, next ? ' ' : '', box, toUser, fontKey));
         });
       }
     }
@@ -139,24 +125,24 @@ export class SearchablePdf {
   }
 
   /**
-   * One word over its span: as high as the span is across, stretched to its length along, its baseline on
-   * the font's descent; `after` (a space, or nothing) follows it at the same stretch.
+   * One word over its box in its line's frame (`toUser` maps that frame to PDF user space): as high as the
+   * box, stretched to its length, its baseline on the font's descent; `after` (a space, or nothing) follows
+   * it at the same stretch.
    */
-  private word(raw: string, after: string, { along, across }: Span, dir: Point, up: Point, frame: PageFrame, fontKey: PDFName): PDFOperator[] {
+  private word(raw: string, after: string, box: Box, toUser: PageFrame, fontKey: PDFName): PDFOperator[] {
     const text = [...raw].map((c) => (this.covered.has(c.codePointAt(0)!) ? c : '\ufffd')).join('');
-    const at = (a: number, b: number): Point => [a * dir[0] + b * up[0], a * dir[1] + b * up[1]];
-    const origin = frame(at(along[0], across[0]));
+    const origin = toUser([box.x0, box.y1]);
+    const end = toUser([box.x1, box.y1]);
     const distance = (p: Point) => Math.hypot(p[0] - origin[0], p[1] - origin[1]);
-    const lengthPt = distance(frame(at(along[1], across[0])));
-    const heightPt = distance(frame(at(along[0], across[1])));
+    const lengthPt = distance(end);
+    const heightPt = distance(toUser([box.x0, box.y0]));
     if (!text.trim() || lengthPt <= 0 || heightPt <= 0) return [];
     const size = heightPt / this.font.heightAtSize(1);
     const natural = this.font.widthOfTextAtSize(text, size);
-    // The baseline stands the font's descent above the bottom of the span.
+    // The baseline stands the font's descent above the bottom of the box.
     const descent = (this.font.heightAtSize(size) - this.font.heightAtSize(size, { descender: false })) / heightPt;
-    const [ux, uy] = frame(at(along[0], across[0] + descent * (across[1] - across[0])));
-    const [ex, ey] = frame(at(along[1], across[0]));
-    const angle = Math.atan2(ey - origin[1], ex - origin[0]);
+    const [ux, uy] = toUser([box.x0, box.y1 - descent * (box.y1 - box.y0)]);
+    const angle = Math.atan2(end[1] - origin[1], end[0] - origin[0]);
     return [
       setFontAndSize(fontKey, size),
       setCharacterSqueeze(natural > 0 ? (100 * lengthPt) / natural : 100),

@@ -5,6 +5,7 @@
 import { sharp } from '../../image-codec';
 import type { DocumentInfo, PageInfo } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
+import { fitScale } from './page-fit';
 import { largestPdfImage } from './pdf-images';
 import { DEFAULT_RENDER_BUDGET, type RenderBudget } from './pdf-render-budget';
 import { openPdfPages, PDF_HEAP_MB } from './pdf-source';
@@ -54,11 +55,6 @@ export function declaredDpi(density: number | undefined): number | undefined {
   return density && density >= 100 && density <= 4800 ? density : undefined;
 }
 
-function scaleToFit(width: number, height: number): number {
-  const px = width * height;
-  return px > MAX_PAGE_PIXELS ? Math.sqrt(MAX_PAGE_PIXELS / px) : 1;
-}
-
 async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pdf'>): Promise<PageSource> {
   // The page list first: it bounds everything after it, and reading it costs one pass over the directories.
   const tiffPages = format === 'tiff' ? readTiffPages(bytes, MAX_PAGES) : null;
@@ -80,7 +76,7 @@ async function openRaster(bytes: Uint8Array, format: Exclude<DocumentFormat, 'pd
     if (w * h > MAX_INPUT_PIXELS) {
       throw new Error(`the image is ${w}x${h} pixels (${Math.round((w * h) / 1e6)} MP); the limit is ${MAX_INPUT_PIXELS / 1e6} MP`);
     }
-    const s = scaleToFit(w, h);
+    const s = fitScale(w, h, MAX_PAGE_PIXELS);
     const dpi = declaredDpi(meta.density);
     return { index: i, width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), ...(dpi ? { dpi: dpi * s } : {}) };
   });

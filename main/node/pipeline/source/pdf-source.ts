@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { PageInfo } from '../../../../common/protocol';
 import type { PageSource } from './page-source';
 import type { RenderBudget } from './pdf-render-budget';
-import { BoundedWorker } from '../../bounded-worker';
+import { BoundedWorker, replyField } from '../../bounded-worker';
 import type { PdfCall, PdfReply } from './pdf-worker';
 
 export interface PdfLimits {
@@ -27,12 +27,6 @@ export const PDF_HEAP_MB = 1024;
 /** Time for reading the file's structure, and for a page beyond its drawing budget (a hostile 190 MB file parsed in 30 s here). */
 const READ_MS = 120_000;
 
-/** What a reply carries under `key`. */
-function result<K extends 'pages' | 'page'>(reply: PdfReply, key: K): Extract<PdfReply, Record<K, unknown>>[K] {
-  if (!(key in reply)) throw new Error('the PDF reader answered out of turn');
-  return (reply as Extract<PdfReply, Record<K, unknown>>)[key];
-}
-
 /**
  * PDFs are parsed one at a time in the process, whoever opens them: many windows (or a page with the token)
  * opening hostile files at once would otherwise have as many parsers growing to their bound together.
@@ -52,7 +46,7 @@ async function openOne(bytes: Uint8Array, limits: PdfLimits): Promise<Omit<PageS
   const { dpi, fitPixels, maxImagePixels, maxPages, budget } = limits;
   let pages: PageInfo[];
   try {
-    pages = result(await worker.request({ op: 'open', bytes: copy, dpi, fitPixels, maxImagePixels, maxPages, budget }, READ_MS, [copy.buffer as ArrayBuffer]), 'pages');
+    pages = replyField(await worker.request({ op: 'open', bytes: copy, dpi, fitPixels, maxImagePixels, maxPages, budget }, READ_MS, [copy.buffer as ArrayBuffer]), 'pages');
   } catch (err) {
     worker.end('closed');
     const message = (err as Error).message;
@@ -64,7 +58,7 @@ async function openOne(bytes: Uint8Array, limits: PdfLimits): Promise<Omit<PageS
       if (!pages[index]) throw new Error(`page ${index + 1} does not exist`);
       try {
         // Drawing has its own budget in the worker; loading the page's images and fonts comes on top.
-        return result(await worker.request({ op: 'render', index }, budget.ms + READ_MS), 'page');
+        return replyField(await worker.request({ op: 'render', index }, budget.ms + READ_MS), 'page');
       } catch (err) {
         const message = (err as Error).message;
         throw new Error(message.startsWith(`page ${index + 1} `) ? message : `page ${index + 1} of the PDF could not be rendered (${message})`);

@@ -5,6 +5,7 @@
 import type { PageInfo } from '../../../../common/protocol';
 import { serveRequests } from '../../bounded-worker';
 import type { GrayImage } from '../gray-image';
+import { fitScale } from './page-fit';
 import { renderWithin, type RenderBudget } from './pdf-render-budget';
 
 export type PdfCall =
@@ -29,8 +30,8 @@ type PdfDocument = Awaited<ReturnType<typeof import('pdfjs-dist/legacy/build/pdf
 
 interface OpenPdf {
   doc: PdfDocument;
+  /** Each page's size and drawing resolution: its scale is its dpi over 72. */
   pages: PageInfo[];
-  scales: number[];
   budget: RenderBudget;
   target: CanvasAndContext | null;
 }
@@ -57,15 +58,12 @@ async function openPdf(request: Extract<PdfCall, { op: 'open' }>): Promise<PageI
     throw new Error(`the PDF has ${doc.numPages} pages; the limit is ${request.maxPages}`);
   }
   const pages: PageInfo[] = [];
-  const scales: number[] = [];
   try {
     for (let i = 0; i < doc.numPages; i++) {
       const page = await doc.getPage(i + 1);
       const vp = page.getViewport({ scale: request.dpi / 72 });
-      const px = vp.width * vp.height;
-      const s = (request.dpi / 72) * (px > request.fitPixels ? Math.sqrt(request.fitPixels / px) : 1);
+      const s = (request.dpi / 72) * fitScale(vp.width, vp.height, request.fitPixels);
       const fitted = page.getViewport({ scale: s });
-      scales.push(s);
       pages.push({ index: i, width: Math.max(1, Math.floor(fitted.width)), height: Math.max(1, Math.floor(fitted.height)), dpi: s * 72 });
       page.cleanup();
     }
@@ -73,7 +71,7 @@ async function openPdf(request: Extract<PdfCall, { op: 'open' }>): Promise<PageI
     await doc.destroy();
     throw new Error(`not a readable PDF (${(err as Error).message})`);
   }
-  open = { doc, pages, scales, budget: request.budget, target: null };
+  open = { doc, pages, budget: request.budget, target: null };
   return pages;
 }
 
@@ -82,7 +80,7 @@ async function renderPage(index: number): Promise<GrayImage> {
   const info = open.pages[index];
   if (!info) throw new Error(`page ${index + 1} does not exist`);
   const page = await open.doc.getPage(index + 1);
-  const viewport = page.getViewport({ scale: open.scales[index]! });
+  const viewport = page.getViewport({ scale: info.dpi! / 72 });
   const factory = (open.doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory;
   // One canvas per document, resized per page.
   open.target = open.target ? (factory.reset(open.target, info.width, info.height), open.target) : factory.create(info.width, info.height);
