@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sharp } from './image-codec';
-import { parseArgs, readInput } from './cli';
+import { parseArgs } from './cli';
+import { readInput } from './input-file';
 import { addonPath, maxThreads } from './native-addon';
 
 const ROOT = join(__dirname, '..', '..');

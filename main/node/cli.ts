@@ -2,14 +2,14 @@
 // scans to Markdown (and hOCR: words with their boxes and confidences; and searchable PDFs) from the command line. Options and
 // outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
 // reported on one line and the batch goes on; the exit status says whether every file succeeded.
-import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sharp } from './image-codec';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
-import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
 import { DocumentOutputs } from './cli-document-outputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
-import { defaultModelDir, loadAddon, maxThreads } from './native-addon';
+import { defaultDecodeMode, defaultModelDir, loadAddon, maxThreads } from './native-addon';
+import { readInput } from './input-file';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type FigureSink, type PageAnalysisOptions } from './pipeline';
 import { MAX_PAGES } from './pipeline/source/page-source';
@@ -95,25 +95,6 @@ export function parseArgs(argv: string[]): CliArgs {
   return args;
 }
 
-/**
- * One input's bytes. What is not a regular file (a folder, /dev/zero, a pipe) or is larger than the app opens
- * is refused before it is read.
- */
-export function readInput(file: string): Uint8Array {
-  let stat: Stats;
-  try {
-    stat = statSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message);
-  }
-  if (!stat.isFile()) throw new Error('not a regular file');
-  if (stat.size > MAX_DOCUMENT_BYTES) {
-    throw new Error(`it is ${(stat.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB`);
-  }
-  return new Uint8Array(readFileSync(file));
-}
-
 async function main(): Promise<number> {
   let args: CliArgs;
   let plan: OutputPlan;
@@ -137,9 +118,7 @@ async function main(): Promise<number> {
   const loadStarted = Date.now();
   const model = await addon.loadModel(args.modelDir, args.threads === undefined ? {} : { threads: args.threads });
   const loadSeconds = (Date.now() - loadStarted) / 1000;
-  const info = model.info();
-  // A GLM-OCR folder decodes with AR or its MTP layer: self-speculation and diffusion need a converted checkpoint.
-  if (!args.modeGiven && info.modelType === 'glm_ocr') args.options.mode = info.mtpHead ? 'mtp' : 'ar';
+  if (!args.modeGiven) args.options.mode = defaultDecodeMode(model.info());
   const controller = new AbortController();
   process.once('SIGINT', () => {
     console.error('\ncancelling...');

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DecodeOptions, DecodeResult, EngineEvent, EngineInfo, RegionInput } from '../../common/engine-types';
+import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionInput } from '../../common/engine-types';
 
 export interface NativeModel {
   info(): Record<string, unknown>;
@@ -85,4 +85,13 @@ export function pageAnalysisDir(): string {
 
 export function defaultModelDir(): string {
   return join(resourceRoot(), 'assets', 'models', 'saccade-ocr-tiny');
+}
+
+/**
+ * The mode a model reads with unless told: a GLM-OCR folder decodes with AR or its MTP layer (self-speculation
+ * and diffusion need a converted checkpoint); a Saccade checkpoint with the default.
+ */
+export function defaultDecodeMode(info: Record<string, unknown>): DecodeMode {
+  if (info.modelType === 'glm_ocr') return info.mtpHead ? 'mtp' : 'ar';
+  return DEFAULT_DECODE_OPTIONS.mode;
 }
