@@ -1,5 +1,6 @@
 // `npm test`: every suite, in order: lint, typecheck, TypeScript unit tests, native tests, Python training
-// tests, browser end-to-end tests. Prints one closing line "N passed, N failed" over all suites. First it
+// tests, the OCRmyPDF plugin's tests, browser end-to-end tests. Prints one closing line "N passed, N failed"
+// over all suites. First it
 // checks that the system packages the suites need are installed, so a missing one is named in one line
 // (with its install command) instead of failing test modules one by one; that check counts as one test.
 import { spawnSync } from 'node:child_process';
@@ -60,12 +61,26 @@ function pythonTests() {
     console.error(`saccade: the training tests cannot run: ${PYTHON} lacks PyTorch, numpy, Pillow or pytest (the system-packages check above names what to install).`);
     return record('python', 0, 1);
   }
-  console.log('\n== python: pytest training/tests');
-  const r = run(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'training/tests'], { capture: true });
+  pytestSuite('python', PYTHON, 'training/tests');
+}
+
+/** The OCRmyPDF plugin's tests, in the environment `npm run setup:ocrmypdf` makes (OCRmyPDF from PyPI). */
+function ocrmypdfTests() {
+  const python = '.venv-ocrmypdf/bin/python';
+  if (!existsSync(python)) {
+    console.error(`saccade: the OCRmyPDF plugin's tests need ${python}: run 'npm run setup:ocrmypdf'.`);
+    return record('ocrmypdf', 0, 1);
+  }
+  pytestSuite('ocrmypdf', python, 'integrations/ocrmypdf/tests');
+}
+
+function pytestSuite(suite, python, folder) {
+  console.log(`\n== ${suite}: pytest ${folder}`);
+  const r = run(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', folder], { capture: true });
   process.stdout.write(r.stdout ?? '');
   const num = (k) => Number(new RegExp(`(\\d+) ${k}`).exec(r.stdout ?? '')?.[1] ?? 0);
   const failed = num('failed') + num('error') + (r.status !== 0 && num('failed') + num('error') === 0 ? 1 : 0);
-  record('python', num('passed'), failed, num('skipped'));
+  record(suite, num('passed'), failed, num('skipped'));
 }
 
 function nativeTests() {
@@ -91,6 +106,7 @@ const suites = {
     ['--import', 'tsx']),
   native: nativeTests,
   python: pythonTests,
+  ocrmypdf: ocrmypdfTests,
   e2e: () => nodeTests('e2e', findTests('test/e2e', /\.test\.ts$/), ['--import', 'tsx']),
 };
 
