@@ -32,3 +32,21 @@ test('a switch to the embedded model or to a folder path passes validation', () 
   assert.equal(checkRequest({ kind: 'request', id: 1, name: 'switchModel', params: { dir: null } }).ok, true);
   assert.equal(checkRequest({ kind: 'request', id: 2, name: 'switchModel', params: { dir: '/models/glm-ocr' } }).ok, true);
 });
+
+test('a searchable PDF export carries a bounded text and only the decode events that place words', () => {
+  const token = { type: 'token', regionId: 'p0-r0', index: 0, id: 5, text: 'Hi', round: 0, source: 'ar', draftConf: -1, arProb: 0.9, fixation: null };
+  const ask = (params: unknown) => checkRequest({ kind: 'request', id: 1, name: 'exportSearchablePdf', params });
+  assert.equal(ask({ docId: 'd1', text: '# Hi', events: [token] }).ok, true);
+  const refused: Array<[unknown, RegExp]> = [
+    [{ docId: 'd1', text: 7, events: [] }, /text/],
+    [{ docId: 'd1', text: '', events: {} }, /events/],
+    [{ docId: 'd1', text: '', events: [{ ...token, text: 3 }] }, /token needs/],
+    [{ docId: 'd1', text: '', events: [{ type: 'progress', docId: 'd1', regionsDone: 0, regionsTotal: 1 }] }, /not for an export/],
+    [{ text: '', events: [] }, /docId/],
+  ];
+  for (const [params, reason] of refused) {
+    const r = ask(params);
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.match(r.reason, reason);
+  }
+});

@@ -79,6 +79,15 @@ export const MAX_DOCUMENTS_PER_SESSION = 4;
 /** Bytes of documents all sessions together may hold open in the engine: two of the largest. */
 export const MAX_OPEN_DOCUMENT_BYTES = 2 * MAX_DOCUMENT_BYTES;
 
+/** The longest edited text a searchable PDF export takes: Markdown of the longest document is a few MB. */
+export const MAX_EXPORT_TEXT_CHARS = 64 * 1024 * 1024;
+/** Decode events an export may carry: a 2,000-page document of dense pages read token by token. */
+export const MAX_EXPORT_EVENTS = 4_000_000;
+/** What an export's events may be: what places the words, nothing of the rounds or the progress. */
+export const EXPORT_EVENT_TYPES = ['page_layout', 'region_start', 'token', 'retract'] as const;
+/** The largest searchable PDF the engine answers with: the largest input and its text layer. */
+export const MAX_SEARCHABLE_PDF_BYTES = MAX_DOCUMENT_BYTES + 64 * 1024 * 1024;
+
 /** Request name -> [params, result]. */
 export interface RequestMap {
   /** `vocab` (token id -> text, '' for special tokens) lets the UI show drafted tokens that were never committed. */
@@ -97,11 +106,19 @@ export interface RequestMap {
    * while any decode runs. On failure the previous model stays loaded.
    */
   switchModel: [{ dir: string | null }, { model: ModelInfo; vocab?: string[] }];
+  /**
+   * The document's pages with an invisible text layer of the user's edited text (`text`, the editor's
+   * Markdown), each word where the decode behind it (`events`, of EXPORT_EVENT_TYPES) read it
+   * (main/node/edited-words.ts); the PDF's bytes in base64. The window sends the decode it shows, which may be
+   * one the engine never ran (a saved run replayed after a reload).
+   */
+  exportSearchablePdf: [{ docId: string; text: string; events: SessionEvent[] }, { bytes: string }];
 }
 
 export type RequestName = keyof RequestMap;
 export const REQUEST_NAMES: readonly RequestName[] = [
   'hello', 'listSamples', 'openSample', 'openDocument', 'decode', 'cancel', 'closeDocument', 'recentModels', 'switchModel',
+  'exportSearchablePdf',
 ];
 
 export interface PageLayoutEvent {
@@ -250,6 +267,21 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
         return { ok: false, reason: `decode.options.mode must be one of ${DECODE_MODES.join(', ')}` };
       }
       break;
+    case 'exportSearchablePdf': {
+      if (typeof p.docId !== 'string') return { ok: false, reason: 'exportSearchablePdf.docId must be a string' };
+      if (typeof p.text !== 'string' || p.text.length > MAX_EXPORT_TEXT_CHARS) {
+        return { ok: false, reason: `exportSearchablePdf.text must be a string of at most ${MAX_EXPORT_TEXT_CHARS} characters` };
+      }
+      if (!Array.isArray(p.events) || p.events.length > MAX_EXPORT_EVENTS) {
+        return { ok: false, reason: `exportSearchablePdf.events must be an array of at most ${MAX_EXPORT_EVENTS} events` };
+      }
+      const types: readonly unknown[] = EXPORT_EVENT_TYPES;
+      for (const e of p.events) {
+        const reason = checkSessionEvent(e) ?? (types.includes((e as { type: unknown }).type) ? null : `a ${(e as { type: string }).type} event is not for an export`);
+        if (reason) return { ok: false, reason: `exportSearchablePdf.events: ${reason}` };
+      }
+      break;
+    }
     default:
       break;
   }

@@ -9,6 +9,7 @@ import {
   MAX_DOCUMENTS_PER_SESSION, type DocumentInfo, type EventBatch, type ModelInfo, type RequestMessage, type RequestMap,
   type RequestName,
 } from '../../common/protocol';
+import { editedSearchablePdf } from './edited-pdf';
 import { readModelCard } from './models/model-folder';
 import { defaultModelDir, type NativeModel } from './native-addon';
 import type { OpenedDocument, SharedEngine } from './shared-engine';
@@ -50,6 +51,8 @@ export class EngineSession {
   private readonly documents = new Map<string, OpenedDocument>();
   /** What gives each open document's bytes back to the engine's total (SharedEngine.holdDocumentBytes). */
   private readonly held = new Map<string, () => void>();
+  /** Each open document's bytes, which its searchable PDF is made of (counted in `held` already). */
+  private readonly inputs = new Map<string, Uint8Array>();
   /** Opens under way count against the cap before their documents exist. */
   private opening = 0;
   private running: AbortController | null = null;
@@ -114,6 +117,13 @@ export class EngineSession {
       running?.abort();
       return { cancelled: running !== null };
     },
+    exportSearchablePdf: async ({ docId, text, events }) => {
+      const doc = this.documents.get(docId);
+      const input = this.inputs.get(docId);
+      if (!doc || !input) throw new Error('This document is no longer open in the engine; open it again.');
+      const pdf = await editedSearchablePdf(doc.info, input, events, text);
+      return { bytes: Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64') };
+    },
     closeDocument: async ({ docId }) => {
       const doc = this.documents.get(docId);
       if (doc) this.closeOne(doc);
@@ -141,6 +151,7 @@ export class EngineSession {
     doc.close();
     this.held.get(doc.info.docId)?.();
     this.held.delete(doc.info.docId);
+    this.inputs.delete(doc.info.docId);
     this.documents.delete(doc.info.docId);
   }
 
@@ -158,6 +169,7 @@ export class EngineSession {
       }
       this.documents.set(doc.info.docId, doc);
       this.held.set(doc.info.docId, release);
+      this.inputs.set(doc.info.docId, bytes);
       return doc.info;
     } catch (err) {
       release();

@@ -154,6 +154,12 @@ const NO_INK = 1.5;
 const SHARE = 0.4;
 const MAX_GROUPS_PER_WORD = 8;
 const MAX_WORDS_PER_GROUP = 4;
+/**
+ * A line's words times its ink groups past which the words keep their fixation boxes: a line the model reads
+ * (1,024 tokens at most: a few hundred words and groups) stays far under it; a decode a client sends back for
+ * an export (edited-pdf.ts) may not.
+ */
+const MAX_ALIGNMENT_CELLS = 400_000;
 
 /**
  * Aligns a line's words (in reading order, boxes from fixation) with its ink groups (left to right) by
@@ -165,6 +171,7 @@ function alignToInk(words: WordBox[], located: readonly boolean[], ink: readonly
   const groups = [...ink].sort((a, b) => a.x0 - b.x0);
   const n = words.length;
   const m = groups.length;
+  if (n * m > MAX_ALIGNMENT_CELLS) return;
   const h = Math.max(1, lineHeight);
   const chars = words.map((w) => [...w.text].length);
   const inkWidth = groups.reduce((s, g) => s + g.x1 - g.x0, 0);
