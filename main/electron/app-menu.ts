@@ -30,6 +30,7 @@ export function buildMenu(a: MenuActions): Menu {
         },
         { type: 'separator' },
         { label: 'Export Markdown…', accelerator: 'CmdOrCtrl+S', click: send('export') },
+        { label: 'Export Searchable PDF…', click: send('export-pdf') },
         { type: 'separator' },
         { label: 'Close Document', accelerator: 'CmdOrCtrl+Shift+W', click: send('close') },
         { role: 'close' },

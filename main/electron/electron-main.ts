@@ -152,6 +152,17 @@ function registerIpc(): void {
     await writeFile(result.filePath, text, 'utf8');
     return true;
   });
+  ipcMain.handle('save-pdf', async (event, payload: unknown) => {
+    const problem = checkRendererMessage('save-pdf', event, payload);
+    if (problem) throw new Error(problem);
+    const { suggestedName, bytes } = payload as { suggestedName: string; bytes: Uint8Array };
+    const win = BrowserWindow.fromWebContents(event.sender);
+    const options = { defaultPath: basename(suggestedName), filters: [{ name: 'PDF', extensions: ['pdf'] }] };
+    const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+    if (result.canceled || !result.filePath) return false;
+    await writeFile(result.filePath, bytes);
+    return true;
+  });
 }
 
 // Before any window exists, so no web contents is ever without the policy.

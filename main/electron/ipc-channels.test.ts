@@ -22,4 +22,8 @@ test('renderer messages are taken only from the app page, with every field withi
   for (const [channel, payload] of refused) assert.equal(checkRendererMessage(channel, page, payload), `malformed payload on ${channel}`, channel);
   assert.equal(checkRendererMessage('document-changed', page, { name: null }), null);
   assert.equal(checkRendererMessage('choose-model-folder', page, null), null);
+  assert.equal(checkRendererMessage('save-pdf', page, { suggestedName: 'scan.pdf', bytes: new Uint8Array(8) }), null);
+  for (const payload of [{ suggestedName: 'scan.pdf', bytes: 'JVBERi0=' }, { suggestedName: 'x'.repeat(256), bytes: new Uint8Array(1) }, { bytes: new Uint8Array(1) }]) {
+    assert.equal(checkRendererMessage('save-pdf', page, payload), 'malformed payload on save-pdf');
+  }
 });

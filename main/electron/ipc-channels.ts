@@ -1,6 +1,7 @@
 // The only IPC channels between main and renderers, with the payload each accepts. Every message from a
 // renderer is checked here (channel, sender origin, payload) before main acts on it.
 import type { IpcMainEvent, IpcMainInvokeEvent } from 'electron';
+import { MAX_SEARCHABLE_PDF_BYTES } from '../../common/protocol';
 
 export const APP_ORIGIN = 'app://saccade';
 
@@ -15,6 +16,9 @@ const isName = (v: unknown): v is string => typeof v === 'string' && v.length <=
 export const RENDERER_CHANNELS = {
   'save-markdown': (p: unknown): p is { suggestedName: string; text: string } =>
     isRecord(p) && isName(p.suggestedName) && typeof p.text === 'string' && p.text.length <= MAX_MARKDOWN_CHARS,
+  /** A searchable PDF the engine made (RequestMap.exportSearchablePdf), at most as large as it answers. */
+  'save-pdf': (p: unknown): p is { suggestedName: string; bytes: Uint8Array } =>
+    isRecord(p) && isName(p.suggestedName) && p.bytes instanceof Uint8Array && p.bytes.length <= MAX_SEARCHABLE_PDF_BYTES,
   'show-open-dialog': (p: unknown): p is null => p === null,
   /** Answered with the folder picked in the native dialog, or null; the engine checks and loads it. */
   'choose-model-folder': (p: unknown): p is null => p === null,

@@ -81,6 +81,8 @@ contextBridge.exposeInMainWorld('saccade', {
   shell: {
     saveMarkdown: (suggestedName: string, text: string): Promise<boolean> =>
       ipcRenderer.invoke('save-markdown', { suggestedName: String(suggestedName), text: String(text) }) as Promise<boolean>,
+    savePdf: (suggestedName: string, bytes: Uint8Array): Promise<boolean> =>
+      ipcRenderer.invoke('save-pdf', { suggestedName: String(suggestedName), bytes: bytes instanceof Uint8Array ? bytes : new Uint8Array() }) as Promise<boolean>,
     showOpenDialog: (): void => ipcRenderer.send('show-open-dialog', null),
     chooseModelFolder: async (): Promise<string | null> => {
       const dir: unknown = await ipcRenderer.invoke('choose-model-folder', null);

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { checkRequest, MAX_DOCUMENT_BYTES, type ResponseMessage } from '../../common/protocol';
+import { checkRequest, MAX_DOCUMENT_BYTES, MAX_SEARCHABLE_PDF_BYTES, type ResponseMessage } from '../../common/protocol';
 import { EngineClient, type EngineConnection, type EngineConnector } from './engine-client';
 import { LoopbackGuard, requestTarget } from './loopback-guard';
 import { refuse, serveFile } from './static-files';
@@ -32,8 +32,11 @@ const DEFAULT_LIMITS: ServerLimits = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBy
 /** The app asks a few things at a time; a page asking faster than the engine answers is not the app. */
 const DEFAULT_MAX_PENDING_PER_CONNECTION = 16;
 const DEFAULT_MAX_PENDING_TOTAL = 64;
-/** A reply carries at most a sample page or a vocabulary: far under this. */
-const DEFAULT_MAX_QUEUED_REPLY_BYTES = 16 * 1024 * 1024;
+/**
+ * Replies carry a sample page or a vocabulary, far under 16 MiB, and at most one searchable PDF export (the
+ * engine makes one at a time, and refuses one larger than MAX_SEARCHABLE_PDF_BYTES), in base64.
+ */
+const DEFAULT_MAX_QUEUED_REPLY_BYTES = 16 * 1024 * 1024 + 4 * Math.ceil(MAX_SEARCHABLE_PDF_BYTES / 3);
 
 /** What every connection's requests count against together. */
 interface SharedCounts {

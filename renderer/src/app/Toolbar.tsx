@@ -27,6 +27,7 @@ export function Toolbar({ commands }: { commands: Commands }) {
           {phase === 'idle' && !doc.draft ? 'Decode' : 'Decode again'}
         </button>)}
       {doc && <button onClick={() => void commands.exportMarkdown()} title="Export Markdown (Ctrl+S)" data-testid="export">Export Markdown</button>}
+      {doc && <button onClick={() => void commands.exportSearchablePdf()} title="Export the document's pages with your edited text as a searchable, invisible layer" data-testid="export-pdf">Searchable PDF</button>}
       <span className="spacer" />
       <div className="settings-anchor">
         <button className={`engine-pill ${engine.status}`} data-testid="engine-status" title={engine.model ? `${engine.model.path}: choose the model` : undefined}

@@ -2,7 +2,7 @@
 import { MAX_DOCUMENT_BYTES } from '../../../common/protocol';
 import type { Session } from '../state/session-store';
 import { editorHandle } from '../editor/editor-handle';
-import { exportName } from '../state/markdown-layout';
+import { exportName, searchablePdfName } from '../state/markdown-layout';
 import type { ShellCommand } from '../../../common/shell-commands';
 import type { Transport } from '../transport/transport';
 
@@ -28,14 +28,35 @@ export function createCommands(session: Session, transport: Transport, pickFile:
       if (await transport.shell.saveMarkdown(name, text)) store.setState({ notice: { kind: 'info', text: `Exported ${name}.${partial}` } });
       return;
     }
-    const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    download(new Blob([text], { type: 'text/markdown;charset=utf-8' }), name);
     // The browser saves it where its downloads go, without telling the page: say what was handed over.
     store.setState({ notice: { kind: 'info', text: `Exported ${name} (${text.length.toLocaleString()} characters) to your browser's downloads.${partial}` } });
+  };
+
+  let makingPdf = false;
+  /** The document's pages with the editor's text as an invisible, searchable layer over them. */
+  const exportSearchablePdf = async () => {
+    const { doc } = store.getState();
+    const text = editorHandle.current?.getText();
+    if (!doc || text === undefined || makingPdf) return;
+    const name = searchablePdfName(doc.info.name);
+    const partial = store.getState().partial ? ' Its text is partial: its decode did not finish.' : '';
+    makingPdf = true;
+    store.setState({ notice: { kind: 'info', text: `Making ${name}…` } });
+    try {
+      const bytes = await actions.searchablePdf(text);
+      if (transport.shell) {
+        const saved = await transport.shell.savePdf(name, bytes);
+        store.setState({ notice: saved ? { kind: 'info', text: `Exported ${name}.${partial}` } : null });
+        return;
+      }
+      download(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }), name);
+      store.setState({ notice: { kind: 'info', text: `Exported ${name} (${(bytes.length / 2 ** 20).toFixed(1)} MB) to your browser's downloads.${partial}` } });
+    } catch (err) {
+      store.setState({ notice: { kind: 'error', text: `Could not export ${name}: ${err instanceof Error ? err.message : String(err)}` } });
+    } finally {
+      makingPdf = false;
+    }
   };
 
   const run = (command: ShellCommand) => {
@@ -43,6 +64,7 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     switch (command) {
       case 'open': return pickFile();
       case 'export': return void exportMarkdown();
+      case 'export-pdf': return void exportSearchablePdf();
       case 'close': return void actions.closeDocument();
       case 'decode': return void actions.decode();
       case 'cancel': return void actions.cancel();
@@ -58,7 +80,17 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     }
   };
 
-  return { openFile, exportMarkdown, run };
+  return { openFile, exportMarkdown, exportSearchablePdf, run };
+}
+
+/** Hands a file to the browser's downloads. */
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export type Commands = ReturnType<typeof createCommands>;

@@ -15,6 +15,14 @@ export function regionSuffix(kind: LayoutRegion['kind']): string {
 
 /** The exported file's name: the document's, as Markdown. The content is the editor's text, byte for byte. */
 export function exportName(documentName: string): string {
-  const base = documentName.replace(/\.[A-Za-z0-9]{1,5}$/, '');
-  return `${base || 'document'}.md`;
+  return `${baseName(documentName)}.md`;
+}
+
+/** The searchable PDF's name: the document's, marked as the searchable one (a PDF input keeps its own name). */
+export function searchablePdfName(documentName: string): string {
+  return `${baseName(documentName)}.searchable.pdf`;
+}
+
+function baseName(documentName: string): string {
+  return documentName.replace(/\.[A-Za-z0-9]{1,5}$/, '') || 'document';
 }

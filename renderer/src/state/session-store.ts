@@ -4,6 +4,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineInfo } from '../../../common/engine-types';
 import { DECODE_MODES } from '../../../common/engine-types';
+import { exportEvents } from '../../../common/export-events';
 import { modeUnavailable, type Box, type DocumentInfo, type EventBatch, type ModelInfo, type SampleInfo } from '../../../common/protocol';
 import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
@@ -126,6 +127,11 @@ export interface SessionActions {
   discardSetAside(): void;
   dismissDraftNotice(): void;
   forgetRecent(key: string): void;
+  /**
+   * The document's searchable PDF, its text layer the editor's `text` with each word where the decode behind
+   * it read it (the engine makes it: RequestMap.exportSearchablePdf).
+   */
+  searchablePdf(text: string): Promise<Uint8Array>;
 }
 
 export type Scheduler = (flush: () => void) => void;
@@ -486,6 +492,21 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     forgetRecent(key) {
       forgetDraft(storage, key);
       store.setState({ recent: listRecent(storage) });
+    },
+
+    async searchablePdf(text) {
+      const { doc, run, engineLostDocument } = store.getState();
+      if (!doc) throw new Error('no document is open');
+      let docId = doc.info.docId;
+      if (engineLostDocument) {
+        docId = await reopen(doc);
+        const now = store.getState().doc;
+        if (now?.key === doc.key) store.setState({ doc: { ...now, info: { ...now.info, docId } }, engineLostDocument: false });
+      }
+      // The decode the text was made from, as this window holds it: the engine may never have run it (a
+      // saved run replayed after a reload). A text without one is laid out line by line at its pages' tops.
+      const { bytes } = await transport.request('exportSearchablePdf', { docId, text, events: run ? exportEvents(run.log) : [] });
+      return base64ToBytes(bytes);
     },
   };
 

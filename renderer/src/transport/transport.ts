@@ -15,6 +15,8 @@ export interface Transport {
 export interface HostShell {
   /** Shows the native save dialog and writes the file; false when the user cancelled. */
   saveMarkdown(suggestedName: string, text: string): Promise<boolean>;
+  /** Shows the native save dialog and writes the searchable PDF; false when the user cancelled. */
+  savePdf(suggestedName: string, bytes: Uint8Array): Promise<boolean>;
   /** Shows the native open dialog; the chosen file arrives through onOpenFile. */
   showOpenDialog(): void;
   /** Shows the native folder dialog; the folder picked, or null when the user cancelled. */
