@@ -68,6 +68,15 @@ def service_command(options) -> list[str]:
     return command
 
 
+def _tesseract_engine():
+    """OCRmyPDF's own Tesseract engine, where Tesseract is installed."""
+    if shutil.which('tesseract') is None:
+        return None
+    from ocrmypdf.builtin_plugins.tesseract_ocr import TesseractOcrEngine  # noqa: PLC0415
+
+    return TesseractOcrEngine
+
+
 def page_number(input_file: Path) -> str:
     """OCRmyPDF names a page's images after the page: 000003_ocr.png is page 3."""
     match = re.match(r'0*(\d+)', input_file.name)
@@ -109,13 +118,16 @@ class SaccadeEngine(OcrEngine):
 
     @staticmethod
     def get_orientation(input_file: Path, options) -> OrientationConfidence:
-        # Saccade finds the direction of a page's text while reading it, and its hOCR says it (textangle):
-        # it has no separate orientation pass to offer --rotate-pages.
-        return OrientationConfidence(angle=0, confidence=0.0)
+        # --rotate-pages and --deskew are OCRmyPDF's, done by its Tesseract where that is installed. Saccade
+        # itself reads a turned page as it is (its hOCR gives the lines' textangle), so without Tesseract the
+        # page is left as it is.
+        tesseract = _tesseract_engine()
+        return tesseract.get_orientation(input_file, options) if tesseract else OrientationConfidence(angle=0, confidence=0.0)
 
     @staticmethod
     def get_deskew(input_file: Path, options) -> float:
-        return 0.0
+        tesseract = _tesseract_engine()
+        return tesseract.get_deskew(input_file, options) if tesseract else 0.0
 
     @staticmethod
     def generate_hocr(input_file: Path, output_hocr: Path, output_text: Path, options) -> None:
