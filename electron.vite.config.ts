@@ -15,7 +15,7 @@ const nodeEntries = {
   bench: resolve(__dirname, 'main/node/bench.ts'),
   // pdf.js runs in a worker thread of its own, loaded from this file (main/node/pipeline/source/pdf-source.ts).
   'pdf-worker': resolve(__dirname, 'main/node/pipeline/source/pdf-worker.ts'),
-  // The CLI's searchable PDF is written in one too (main/node/cli-document-outputs.ts).
+  // Searchable PDFs are made in one too, the CLI's and the app's export (main/node/searchable-pdf-output.ts).
   'searchable-pdf-worker': resolve(__dirname, 'main/node/searchable-pdf-worker.ts'),
 };
 
