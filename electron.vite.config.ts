@@ -1,4 +1,4 @@
-// One build for every runtime: Electron main + the Node entry points (server, engine host, CLI, page service, bench,
+// One build for every runtime: Electron main + the Node entry points (server, engine host, CLI, batch, page service, bench,
 // eval, the PDF workers), the preload script, and the renderer (which also runs unchanged in a plain browser).
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
@@ -9,6 +9,8 @@ const nodeEntries = {
   server: resolve(__dirname, 'main/node/server.ts'),
   'engine-host': resolve(__dirname, 'main/node/engine-host.ts'),
   cli: resolve(__dirname, 'main/node/cli.ts'),
+  // Large archives through a queue on Redis: add, work, status.
+  batch: resolve(__dirname, 'main/node/batch.ts'),
   // The model kept loaded, reading page images on request (the OCRmyPDF plugin's engine).
   'page-service': resolve(__dirname, 'main/node/page-service.ts'),
   eval: resolve(__dirname, 'main/node/eval.ts'),

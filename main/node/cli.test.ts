@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sharp } from './image-codec';
-import { parseArgs } from './cli';
+import { parseArgs } from './cli-args';
 import { readInput } from './input-file';
 import { addonPath, maxThreads } from './native-addon';
 

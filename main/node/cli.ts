@@ -5,95 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sharp } from './image-codec';
-import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
+import { parseArgs, type CliArgs } from './cli-args';
 import { DocumentOutputs } from './cli-document-outputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
-import { defaultDecodeMode, defaultModelDir, loadAddon, maxThreads } from './native-addon';
+import { defaultDecodeMode, loadAddon } from './native-addon';
 import { readInput } from './input-file';
-import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
-import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type FigureSink, type PageAnalysisOptions } from './pipeline';
-import { MAX_PAGES } from './pipeline/source/page-source';
+import { decodeDocument, openDocument, type FigureSink } from './pipeline';
 import { ProgressBar } from './progress-bar';
-
-interface CliArgs {
-  files: string[];
-  out: string | null;
-  force: boolean;
-  options: DecodeOptions;
-  analysis: PageAnalysisOptions;
-  json: boolean;
-  hocr: boolean;
-  pdf: boolean;
-  modelDir: string;
-  threads: number | undefined;
-  modeGiven: boolean;
-}
-
-const USAGE = `usage: npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr] [--pdf]
-                     [--keep-ratio R image tokens kept after the focal layers, in (0, 1]; 1 = all]
-                     [--no-reading-prior: a line model reads with its decoder alone, not weighing its encoder's CTC reading]
-                     [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
-                     [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
-                     [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
-                     [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar, and spec or diffusion once converted to dual mode]
-                     [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
-                     [--batch N regions per forward, up to ${MAX_BATCH}] [-- files, even those starting with -]
-  PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file, or a
-  .pdf file for the searchable PDF alone; with several it names a folder. Without -o the Markdown goes to
-  standard output. --json, --hocr and --pdf write <name>.json, <name>.hocr and <name>.pdf beside it: the JSON
-  has every region, round and token; hOCR has every word with its box (from where the model looked while
-  writing it; needs fixation) and its confidence; the searchable PDF is the input's pages with those words
-  laid over them, invisible, where they stand (a PDF's pages and images unchanged). Every output but the PDF
-  is written as its pages are read, and a document that fails partway keeps the pages read before. Figures are
-  written beside a Markdown file as <name>-p<page>-figure<n>.png and linked from it. An output never
-  replaces an input; it replaces another existing file only with --force.`;
-
-export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = {
-    files: [], out: null, force: false, json: false, hocr: false, pdf: false, modelDir: defaultModelDir(), threads: undefined, modeGiven: false, analysis: { ...DEFAULT_PAGE_ANALYSIS },
-    options: { ...DEFAULT_DECODE_OPTIONS, fixation: { ...DEFAULT_DECODE_OPTIONS.fixation } },
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === '-o' || a === '--out') args.out = value();
-    else if (a === '--force') args.force = true;
-    else if (a === '--mode') {
-      const m = value();
-      if (!(DECODE_MODES as readonly string[]).includes(m)) throw new Error(`--mode must be one of ${DECODE_MODES.join(', ')}, not ${m}`);
-      args.options.mode = m as DecodeMode;
-      args.modeGiven = true;
-    } else if (a === '--no-fixation') args.options.fixation.enabled = false;
-    else if (a === '--no-reading-prior') args.options.readingPrior = false;
-    else if (a === '--keep-ratio') args.options.fixation.keepRatio = fraction(a, value());
-    else if (a === '--tables') {
-      const t = value();
-      if (t !== 'cells' && t !== 'whole') throw new Error(`--tables must be cells or whole, not ${t}`);
-      args.analysis.tables = t;
-    } else if (a === '--views') args.analysis.lineViews = firstLineViews(value());
-    else if (a === '--keep-unsure') args.analysis.dropUnsure = false;
-    else if (a === '--json') args.json = true;
-    else if (a === '--hocr') args.hocr = true;
-    else if (a === '--pdf') args.pdf = true;
-    else if (a === '--model') args.modelDir = value();
-    else if (a === '--threads') args.threads = wholeNumber(a, value(), 1, maxThreads());
-    else if (a === '--max-tokens') args.options.maxNewTokens = wholeNumber(a, value(), 1, MAX_NEW_TOKENS);
-    else if (a === '--batch') args.options.batchSize = wholeNumber(a, value(), 1, MAX_BATCH);
-    else if (a === '-h' || a === '--help') throw new Error(USAGE);
-    else if (a === '--') {
-      // Everything after it is a file, whatever it starts with.
-      args.files.push(...argv.slice(i + 1));
-      break;
-    } else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
-    else args.files.push(a);
-  }
-  if (args.files.length === 0) throw new Error(USAGE);
-  return args;
-}
 
 async function main(): Promise<number> {
   let args: CliArgs;

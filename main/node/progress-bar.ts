@@ -3,7 +3,8 @@ export class ProgressBar {
   private label = '';
   private lastTenth = -1;
 
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  /** `unit`: what is counted. */
+  constructor(private readonly stream: NodeJS.WriteStream, private readonly unit = 'regions') {}
 
   start(label: string): void {
     this.label = label;
@@ -16,13 +17,13 @@ export class ProgressBar {
     if (this.stream.isTTY) {
       const width = 30;
       const filled = Math.round(frac * width);
-      this.stream.write(`\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}% ${done}/${total} regions${eta}   `);
+      this.stream.write(`\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}% ${done}/${total} ${this.unit}${eta}   `);
       return;
     }
     const tenth = Math.floor(frac * 10);
     if (tenth > this.lastTenth) {
       this.lastTenth = tenth;
-      this.stream.write(`${this.label}: ${Math.round(frac * 100)}% ${done}/${total} regions${eta}\n`);
+      this.stream.write(`${this.label}: ${Math.round(frac * 100)}% ${done}/${total} ${this.unit}${eta}\n`);
     }
   }
 

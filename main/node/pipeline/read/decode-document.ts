@@ -34,6 +34,11 @@ export interface DecodedPage {
   markdown: string;
   /** Its read regions: text, token ids and the engine's statistics. */
   regions: DecodeResult['regions'];
+  /**
+   * What its Markdown was written from: a MarkdownWriter given every page's, in order, writes the document's
+   * Markdown (the batch workers read pages apart and join them so).
+   */
+  recognised: RecognisedRegion[];
 }
 
 export interface DocumentRun {
@@ -154,7 +159,7 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
         results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
         pageRegions.push({ kind: block.kind, lines: done.lines, table });
       }
-      await run.onPage?.({ page: analysed.page, markdown: markdown.page(analysed.page, pageRegions), regions: results });
+      await run.onPage?.({ page: analysed.page, markdown: markdown.page(analysed.page, pageRegions), regions: results, recognised: pageRegions });
       if (cancelled) break;
     }
   } finally {

@@ -1,0 +1,160 @@
+// `npm run batch -- add|work|status ...`: large archives read by any number of machines that share the
+// documents' storage, through a BullMQ queue on Redis (README "Large archives", docs/decisions/0031).
+//   add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
+//   work [--root DIR] [--model DIR]... [--threads N] [--lock-seconds S]
+//   status [BATCH] [--follow] [--json]
+// Each takes --redis URL (else $SACCADE_REDIS_URL, else redis://127.0.0.1:6379). Documents and outputs are named
+// relative to the root (the working folder unless --root), which may be mounted at another path on each machine.
+import { resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import { maxThreads } from './native-addon';
+import { wholeNumber } from './number-options';
+import { addBatch } from './batch/batch-add';
+import { decodeSettings } from './batch/batch-job';
+import { connect, LOCK_MS, openQueue } from './batch/batch-queue';
+import { batchStatus, latestBatch } from './batch/batch-state';
+import { finished, secondsLeft, statusText } from './batch/batch-status';
+import { BatchWorker } from './batch/batch-worker';
+import { redisUrl } from './batch/redis-url';
+import { ProgressBar } from './progress-bar';
+
+const USAGE = `usage: npm run batch -- add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
+       npm run batch -- work [--root DIR] [--model DIR]... [--threads N] [--lock-seconds S]
+       npm run batch -- status [BATCH] [--follow] [--json]
+  each with [--redis URL] (else $SACCADE_REDIS_URL, else ${'redis://127.0.0.1:6379'}; a Redis off this machine needs a password)`;
+
+/** Flags of `npm run ocr` that take a value (the rest are switches); batch-job.ts checks which are allowed. */
+const VALUED_DECODE_FLAGS = new Set(['--mode', '--keep-ratio', '--tables', '--views', '--max-tokens', '--batch', '--model']);
+
+interface Parsed {
+  command: 'add' | 'work' | 'status';
+  positional: string[];
+  values: Map<string, string[]>;
+  switches: Set<string>;
+  decodeFlags: string[];
+}
+
+function parse(argv: string[]): Parsed {
+  const command = argv[0];
+  if (command !== 'add' && command !== 'work' && command !== 'status') throw new Error(USAGE);
+  const own: Record<Parsed['command'], { values: string[]; switches: string[] }> = {
+    add: { values: ['-o', '--out', '--root', '--redis'], switches: ['--json', '--hocr'] },
+    work: { values: ['--root', '--redis', '--model', '--threads', '--lock-seconds'], switches: [] },
+    status: { values: ['--redis'], switches: ['--follow', '--json'] },
+  };
+  const parsed: Parsed = { command, positional: [], values: new Map(), switches: new Set(), decodeFlags: [] };
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (own[command].values.includes(a)) {
+      const key = a === '--out' ? '-o' : a;
+      parsed.values.set(key, [...(parsed.values.get(key) ?? []), value()]);
+    } else if (own[command].switches.includes(a)) parsed.switches.add(a);
+    else if (command === 'add' && a.startsWith('--') && a !== '--') parsed.decodeFlags.push(a, ...(VALUED_DECODE_FLAGS.has(a) ? [value()] : []));
+    else if (a === '--') {
+      parsed.positional.push(...argv.slice(i + 1));
+      break;
+    } else if (a.startsWith('-')) throw new Error(`unknown option ${a} for ${command}\n${USAGE}`);
+    else parsed.positional.push(a);
+  }
+  return parsed;
+}
+
+const one = (p: Parsed, key: string): string | undefined => p.values.get(key)?.at(-1);
+
+async function add(redis: Redis, p: Parsed): Promise<number> {
+  const out = one(p, '-o');
+  if (!out || p.positional.length === 0) throw new Error(USAGE);
+  decodeSettings(p.decodeFlags);
+  const queue = openQueue(redis);
+  try {
+    const r = await addBatch(redis, queue, {
+      root: one(p, '--root') ?? process.cwd(), inputs: p.positional, out, flags: p.decodeFlags,
+      outputs: { json: p.switches.has('--json'), hocr: p.switches.has('--hocr') },
+    });
+    console.log(`batch ${r.batch}: ${r.documents} document(s), ${r.pages} page(s) (${r.pagesDone} read already), ${r.jobs} job(s) queued`);
+    for (const f of r.failed) console.error(`not added: ${f.doc}: ${f.reason}`);
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+async function status(redis: Redis, p: Parsed): Promise<number> {
+  const id = p.positional[0] ?? await latestBatch(redis);
+  if (!id) throw new Error('no batch has been added to this Redis');
+  const queue = openQueue(redis);
+  try {
+    const bar = new ProgressBar(process.stderr, 'pages');
+    for (;;) {
+      const s = await batchStatus(redis, id);
+      if (!s) throw new Error(`no batch ${id} in this Redis`);
+      const workers = await queue.getWorkersCount();
+      if (!p.switches.has('--follow') || finished(s)) {
+        if (p.switches.has('--follow')) bar.done();
+        const left = secondsLeft(s);
+        console.log(p.switches.has('--json') ? JSON.stringify({ ...s, secondsLeft: finished(s) ? 0 : left, workers, finished: finished(s) }) : statusText(s, workers));
+        return 0;
+      }
+      bar.start(`batch ${id} (${workers} worker(s))`);
+      const left = secondsLeft(s);
+      bar.update(s.donePages, s.pages, left === null ? null : left * 1000);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+async function work(redis: Redis, p: Parsed): Promise<number> {
+  const threads = one(p, '--threads');
+  const lock = one(p, '--lock-seconds');
+  const worker = new BatchWorker(redis, {
+    root: resolve(one(p, '--root') ?? process.cwd()),
+    models: (p.values.get('--model') ?? []),
+    threads: threads === undefined ? undefined : wholeNumber('--threads', threads, 1, maxThreads()),
+    lockMs: lock === undefined ? LOCK_MS : 1000 * wholeNumber('--lock-seconds', lock, 2, 3600),
+    log: (line) => console.error(line),
+  });
+  worker.start();
+  console.error(`worker ready: pid ${process.pid}, root ${resolve(one(p, '--root') ?? process.cwd())}`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      console.error('stopping after the page being read...');
+      void worker.stop().then(done);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  return 0;
+}
+
+async function main(): Promise<number> {
+  let p: Parsed;
+  let url: string;
+  try {
+    p = parse(process.argv.slice(2));
+    url = redisUrl(one(p, '--redis'));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const redis = connect(url);
+  redis.on('error', () => undefined);
+  try {
+    return await (p.command === 'add' ? add(redis, p) : p.command === 'work' ? work(redis, p) : status(redis, p));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+if (require.main === module) {
+  main().then((code) => process.exit(code), (err) => {
+    console.error(`error: ${(err as Error).message.split('\n')[0]}`);
+    process.exit(1);
+  });
+}
