@@ -15,6 +15,7 @@ const nodeEntries = {
   'page-service': resolve(__dirname, 'main/node/page-service.ts'),
   eval: resolve(__dirname, 'main/node/eval.ts'),
   bench: resolve(__dirname, 'main/node/bench.ts'),
+  'batch-bench': resolve(__dirname, 'main/node/batch-bench.ts'),
   // pdf.js runs in a worker thread of its own, loaded from this file (main/node/pipeline/source/pdf-source.ts).
   'pdf-worker': resolve(__dirname, 'main/node/pipeline/source/pdf-worker.ts'),
   // Searchable PDFs are made in one too, the CLI's and the app's export (main/node/searchable-pdf-output.ts).

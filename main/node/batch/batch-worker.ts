@@ -64,7 +64,9 @@ export class BatchWorker {
     if (this.loaded?.dir !== wanted) {
       this.loaded?.model.close();
       this.loaded = null;
+      const started = Date.now();
       this.loaded = { dir: wanted, model: await this.addon.loadModel(wanted, this.opts.threads === undefined ? {} : { threads: this.opts.threads }) };
+      this.opts.log(`model loaded in ${((Date.now() - started) / 1000).toFixed(2)} s: ${wanted}`);
     }
     return this.loaded.model;
   }

@@ -17,21 +17,21 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { hugePng, scannedPdf } from '../../../test/support/bad-inputs';
-import { redisMissing, TestRedis } from '../../../test/support/redis-server';
 import { sharp } from '../image-codec';
 import { addonPath } from '../native-addon';
 import { QUEUE_NAME, sha256 } from './batch-job';
+import { redisMissing, RedisProcess } from './redis-process';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const REAL_PAGE = join(ROOT, '..', 'shared', 'data', 'real-dev', 'ehri-typescripts-en', 'images', 'EHRI-BF-19380509b_EN_01.jpg');
 const skip = redisMissing() || (!existsSync(addonPath()) && 'native engine not built');
 
-let redis: TestRedis;
+let redis: RedisProcess;
 let root: string;
 
 before(async () => {
   if (skip) return;
-  redis = await TestRedis.start();
+  redis = await RedisProcess.start();
   root = mkdtempSync(join(tmpdir(), 'saccade-batch-'));
   mkdirSync(join(root, 'scans'));
   const page = existsSync(REAL_PAGE) ? REAL_PAGE : join(ROOT, 'assets', 'samples', 'scanned-page.png');

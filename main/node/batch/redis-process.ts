@@ -1,6 +1,6 @@
-// A real Redis for a test: Debian's redis-server on a free loopback port, in a temporary folder, with
-// append-only persistence fsynced on every write, so that a stop and a start keep every job. Stopped (and its
-// folder removed) by `close`.
+// A Redis of our own, for the batch tests and the batch benchmark: Debian's redis-server on a free loopback
+// port, in a temporary folder, with append-only persistence fsynced on every write, so that a stop and a start
+// keep every job. Stopped (and its folder removed) by `close`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,13 +21,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export class TestRedis {
+export class RedisProcess {
   private process: ChildProcess | null = null;
 
   private constructor(readonly port: number, readonly dir: string) {}
 
-  static async start(): Promise<TestRedis> {
-    const redis = new TestRedis(await freePort(), mkdtempSync(join(tmpdir(), 'saccade-redis-')));
+  static async start(): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort(), mkdtempSync(join(tmpdir(), 'saccade-redis-')));
     await redis.resume();
     return redis;
   }
