@@ -143,9 +143,15 @@ async function main(): Promise<number> {
     console.error((err as Error).message);
     return 2;
   }
-  const redis = connect(url);
-  redis.on('error', () => undefined);
+  const redis = connect(url, p.command === 'work');
+  let lastError = '';
+  redis.on('error', (err: Error) => void (lastError = err.message));
   try {
+    if (p.command !== 'work') {
+      await redis.ping().catch(() => {
+        throw new Error(`cannot reach Redis at ${new URL(url).host}${lastError ? ` (${lastError})` : ''}`);
+      });
+    }
     return await (p.command === 'add' ? add(redis, p) : p.command === 'work' ? work(redis, p) : status(redis, p));
   } finally {
     redis.disconnect();

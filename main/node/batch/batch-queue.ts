@@ -15,9 +15,15 @@ export const RETRY_DELAY_MS = 10_000;
 export const LOCK_MS = 60_000;
 export const MAX_STALLS = 2;
 
-/** A connection as BullMQ needs it: commands wait through a Redis restart instead of failing. */
-export function connect(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+/**
+ * A connection. A worker's (`patient`) waits through a Redis restart instead of failing, as BullMQ's workers
+ * need; a command's (add, status) gives up after a few tries with one line, rather than hanging on a Redis that
+ * is not there.
+ */
+export function connect(url: string, patient = true): Redis {
+  return patient
+    ? new Redis(url, { maxRetriesPerRequest: null })
+    : new Redis(url, { maxRetriesPerRequest: 2, retryStrategy: (times) => (times > 3 ? null : 200 * times) });
 }
 
 export function openQueue(connection: Redis): Queue {
