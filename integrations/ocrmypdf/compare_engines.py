@@ -31,6 +31,8 @@ SOURCES = {  # folder in real-dev: Tesseract's language
 
 
 def matched(predicted: str, expected: str) -> tuple[int, int, int]:
+    """The evaluation's bag-of-words matching (main/node/eval/text-metrics.ts wordScore): words matched,
+    predicted and expected."""
     left = collections.Counter(expected.split())
     hits = 0
     for w in predicted.split():

@@ -8,7 +8,6 @@ puts them. The tests skip, saying so, where the scans are absent.
 
 from __future__ import annotations
 
-import collections
 import html
 import logging
 import os
@@ -23,6 +22,7 @@ import pytest
 from ocrmypdf.hocrtransform import HocrParser
 from PIL import Image
 
+from compare_engines import f1, matched
 from saccade_ocrmypdf.plugin import SaccadeEngine
 
 REPO = Path(__file__).resolve().parents[3]
@@ -40,19 +40,6 @@ needs_scans = pytest.mark.skipif(
 @pytest.fixture(autouse=True)
 def saccade_home(monkeypatch):
     monkeypatch.setenv('SACCADE_HOME', str(REPO))
-
-
-def word_f1(predicted: str, expected: str) -> float:
-    """The evaluation's bag-of-words F1 (main/node/eval/text-metrics.ts wordScore)."""
-    left = collections.Counter(expected.split())
-    matched = 0
-    for w in predicted.split():
-        if left[w] > 0:
-            matched += 1
-            left[w] -= 1
-    p = matched / max(1, len(predicted.split()))
-    r = matched / max(1, len(expected.split()))
-    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def pdftotext(pdf: Path, *args: str) -> str:
@@ -120,7 +107,7 @@ def test_reads_at_least_as_well_as_tesseract(outputs):
     expected = [(SCRIBE / 'gt_txt' / f'{p}.txt').read_text() for p in PAGES]
     scores = {}
     for engine, pdf in outputs.items():
-        scores[engine] = word_f1('\n'.join(page_texts(pdf)), '\n'.join(expected))
+        scores[engine] = f1(*matched('\n'.join(page_texts(pdf)), '\n'.join(expected)))
     print(f'word F1 on {", ".join(PAGES)}: ' + ', '.join(f'{e} {s:.3f}' for e, s in scores.items()))
     assert scores['saccade'] >= scores['tesseract'], scores
     assert 'Saccade' in subprocess.run(['pdfinfo', str(outputs['saccade'])], capture_output=True, text=True).stdout
