@@ -3,8 +3,8 @@
 // the JSON. A page's file is named by the document's content and decode settings (batch-job.ts
 // documentKey), written to a temporary file and linked into place, so that a page read twice (a job
 // delivered again after its worker died) is kept once and a reader never sees half of it. When the last page
-// lands, the document's outputs are joined from its pages in order and renamed into place: the same bytes
-// `npm run ocr` writes for the document.
+// lands, the document's outputs are joined from its pages in order and renamed into place: the Markdown
+// `npm run ocr` writes for the document, byte for byte.
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DecodeOptions } from '../../../common/engine-types';
