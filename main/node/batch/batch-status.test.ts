@@ -1,0 +1,28 @@
+// What `npm run batch -- status` prints: progress, rate, time left at that rate, workers, and failures.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { BatchStatus } from './batch-state';
+import { finished, secondsLeft, statusText } from './batch-status';
+
+const RUNNING: BatchStatus = {
+  id: '0123456789abcdef', out: 'ocr', flags: [], outputs: { json: false, hocr: true }, documents: 4, pages: 120,
+  donePages: 30, doneDocuments: 1, added: '2026-12-04T00:00:00.000Z', pagesPerSecond: 0.5,
+  failed: [{ doc: 'scans/bad.pdf', reason: 'not a readable PDF' }],
+};
+
+test('a running batch: pages, documents, rate, time left at that rate, workers and failures', () => {
+  assert.equal(secondsLeft(RUNNING), 180);
+  assert.equal(finished(RUNNING), false);
+  assert.equal(statusText(RUNNING, 2), [
+    'batch 0123456789abcdef -> ocr: 30/120 pages (25%), 1/4 documents written, 0.50 pages/s over the last 5 min, about 3 min left, 2 worker(s) alive',
+    'failed (1):',
+    '  scans/bad.pdf: not a readable PDF',
+  ].join('\n'));
+});
+
+test('a batch with nothing read lately, and one whose documents are all written or failed', () => {
+  assert.match(statusText({ ...RUNNING, pagesPerSecond: null, failed: [] }, 0), /no pages read lately, time left unknown, 0 worker\(s\) alive$/);
+  const done = { ...RUNNING, donePages: 120, doneDocuments: 3, pagesPerSecond: null };
+  assert.equal(finished(done), true);
+  assert.match(statusText(done, 1), /120\/120 pages \(100%\), 3\/4 documents written, no pages read lately, finished, 1 worker\(s\) alive/);
+});
