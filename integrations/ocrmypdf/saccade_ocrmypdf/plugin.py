@@ -1,7 +1,9 @@
 """The OCRmyPDF plugin: Saccade's engine, chosen with ``--ocr-engine saccade``.
 
-OCRmyPDF 17 loads this module through the ``ocrmypdf`` entry point of the installed package; OCRmyPDF 16 loads
-it when asked with ``--plugin saccade_ocrmypdf.plugin``, and then uses its engine for every page.
+OCRmyPDF loads this module through the ``ocrmypdf`` entry point of the installed package; Tesseract stays the
+engine unless ``--ocr-engine saccade`` asks for Saccade. OCRmyPDF 17 has that option and passes the options
+to ``get_ocr_engine``. OCRmyPDF 16 has neither: the plugin adds the option, and ``check_options``, which 16 calls
+just before it asks for the engine, leaves the choice in the environment, which its worker processes inherit.
 """
 
 from __future__ import annotations
@@ -169,7 +171,9 @@ def render_text_only_pdf(hocr: Path, pdf: Path) -> None:
 @hookimpl
 def add_options(parser):
     engine = next((a for a in parser._actions if '--ocr-engine' in a.option_strings), None)
-    if engine is not None and engine.choices is not None and ENGINE not in engine.choices:
+    if engine is None:
+        parser.add_argument('--ocr-engine', choices=['tesseract', ENGINE], default='tesseract', help='the OCR engine (Saccade\'s plugin)')
+    elif engine.choices is not None and ENGINE not in engine.choices:
         engine.choices = [*engine.choices, ENGINE]
     group = parser.add_argument_group('Saccade', 'Options of the Saccade OCR engine (--ocr-engine saccade)')
     group.add_argument('--saccade-home', metavar='DIR', help='the folder Saccade was built in (default: $SACCADE_HOME)')
@@ -181,13 +185,19 @@ def add_options(parser):
 
 
 def _selected(options) -> bool:
-    # OCRmyPDF 16 has no --ocr-engine: there, loading the plugin is the choice.
-    return _option(options, 'ocr_engine', ENGINE) == ENGINE
+    return _option(options, 'ocr_engine') == ENGINE
+
+
+# OCRmyPDF 16's get_ocr_engine sees no options: check_options leaves the choice here for it, in this process
+# and in the worker processes it starts.
+CHOSEN = 'SACCADE_OCRMYPDF_ENGINE_CHOSEN'
 
 
 @hookimpl
 def check_options(options):
+    os.environ.pop(CHOSEN, None)
     if _selected(options):
+        os.environ[CHOSEN] = '1'
         service_command(options)
         timeout = _option(options, 'saccade_timeout', DEFAULT_TIMEOUT)
         if not float(timeout) > 0:
@@ -204,4 +214,4 @@ else:
 
     @hookimpl
     def get_ocr_engine():
-        return SaccadeEngine()
+        return SaccadeEngine() if os.environ.get(CHOSEN) == '1' else None
