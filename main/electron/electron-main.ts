@@ -2,7 +2,7 @@
 // per window (main stays off the hot path), native menus and dialogs, and secure defaults: context
 // isolation, sandbox, no Node in pages, a strict CSP, pages served from app:// only, no windows, navigation
 // or web permissions beyond the app's own pages, and checked IPC.
-import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type IpcMainEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type FileFilter, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -145,24 +145,24 @@ function registerIpc(): void {
     const problem = checkRendererMessage('save-markdown', event, payload);
     if (problem) throw new Error(problem);
     const { suggestedName, text } = payload as { suggestedName: string; text: string };
-    const win = BrowserWindow.fromWebContents(event.sender);
-    const options = { defaultPath: basename(suggestedName), filters: [{ name: 'Markdown', extensions: ['md'] }] };
-    const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
-    if (result.canceled || !result.filePath) return false;
-    await writeFile(result.filePath, text, 'utf8');
-    return true;
+    return saveThroughDialog(event, suggestedName, { name: 'Markdown', extensions: ['md'] }, text);
   });
   ipcMain.handle('save-pdf', async (event, payload: unknown) => {
     const problem = checkRendererMessage('save-pdf', event, payload);
     if (problem) throw new Error(problem);
     const { suggestedName, bytes } = payload as { suggestedName: string; bytes: Uint8Array };
-    const win = BrowserWindow.fromWebContents(event.sender);
-    const options = { defaultPath: basename(suggestedName), filters: [{ name: 'PDF', extensions: ['pdf'] }] };
-    const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
-    if (result.canceled || !result.filePath) return false;
-    await writeFile(result.filePath, bytes);
-    return true;
+    return saveThroughDialog(event, suggestedName, { name: 'PDF', extensions: ['pdf'] }, bytes);
   });
+}
+
+/** Shows the native save dialog over the sender's window and writes `data`; false when the user cancelled. */
+async function saveThroughDialog(event: IpcMainInvokeEvent, suggestedName: string, filter: FileFilter, data: string | Uint8Array): Promise<boolean> {
+  const win = BrowserWindow.fromWebContents(event.sender);
+  const options = { defaultPath: basename(suggestedName), filters: [filter] };
+  const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+  if (result.canceled || !result.filePath) return false;
+  await writeFile(result.filePath, data);
+  return true;
 }
 
 // Before any window exists, so no web contents is ever without the policy.

@@ -10,7 +10,6 @@ import type { Redis } from 'ioredis';
 import { maxThreads } from './native-addon';
 import { wholeNumber } from './number-options';
 import { addBatch } from './batch/batch-add';
-import { decodeSettings } from './batch/batch-job';
 import { connect, LOCK_MS, openQueue } from './batch/batch-queue';
 import { batchStatus, latestBatch } from './batch/batch-state';
 import { finished, secondsLeft, statusText } from './batch/batch-status';
@@ -69,7 +68,6 @@ const one = (p: Parsed, key: string): string | undefined => p.values.get(key)?.a
 async function add(redis: Redis, p: Parsed): Promise<number> {
   const out = one(p, '-o');
   if (!out || p.positional.length === 0) throw new Error(USAGE);
-  decodeSettings(p.decodeFlags);
   const queue = openQueue(redis);
   try {
     const r = await addBatch(redis, queue, {

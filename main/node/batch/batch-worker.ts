@@ -6,12 +6,12 @@
 import { basename, dirname, join } from 'node:path';
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DocumentInfo } from '../../../common/protocol';
 import { hocrPage } from '../hocr';
 import { sharp } from '../image-codec';
 import { readInput } from '../input-file';
 import { defaultDecodeMode, defaultModelDir, loadAddon, type NativeModel } from '../native-addon';
 import { decodeDocument, openDocument, type FigureSink } from '../pipeline';
+import { detectFormat } from '../pipeline/source/page-source';
 import { RunRecorder } from '../run-recorder';
 import { checkJob, decodeSettings, documentKey, insideRoot, QUEUE_NAME, sha256, type PageJob } from './batch-job';
 import { JOB_ATTEMPTS, MAX_STALLS } from './batch-queue';
@@ -114,7 +114,6 @@ export class BatchWorker {
     const wanted: number[] = [];
     for (let p = data.pages[0]; p <= data.pages[1]; p++) if (!store.has(p)) wanted.push(p);
     const started = Date.now();
-    let info: DocumentInfo | null = null;
     if (wanted.length > 0) {
       const model = await this.model(settings.model);
       const options = { ...settings.options, mode: settings.modeGiven ? settings.options.mode : defaultDecodeMode(model.info()) };
@@ -126,7 +125,6 @@ export class BatchWorker {
       }
       try {
         if (doc.info.pages.length !== data.pageCount) throw fail(`it has ${doc.info.pages.length} pages, not the ${data.pageCount} it was added with`);
-        info = doc.info;
         const recorder = new RunRecorder();
         await decodeDocument(doc, model, {
           options, pages: wanted, analysis: settings.analysis, signal: new AbortController().signal,
@@ -151,17 +149,10 @@ export class BatchWorker {
     }
     this.opts.log(`${data.doc}: pages ${data.pages[0] + 1}-${data.pages[1] + 1}, ${wanted.length} read in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     if (!store.complete(data.pageCount) || store.assembled()) return;
-    const pages = Array.from({ length: data.pageCount }, (_, p) => store.page(p).info);
-    const docInfo: DocumentInfo = info
-      ? { ...info, docId: store.key }
-      : { docId: store.key, name: basename(file), format: formatOf(file), pages };
-    if (store.assemble(docInfo, settings.options, data.outputs)) await documentDone(this.redis, data.batch, data.doc);
+    // Its bytes are the ones its pages were read from (the hash), so their format is known.
+    const doc = { docId: store.key, name: basename(file), format: detectFormat(bytes)! };
+    if (store.assemble(doc, data.pageCount, settings.options, data.outputs)) await documentDone(this.redis, data.batch, data.doc);
   }
-}
-
-function formatOf(file: string): DocumentInfo['format'] {
-  const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
-  return ext === 'pdf' ? 'pdf' : ext === 'png' ? 'png' : ext === 'tif' || ext === 'tiff' ? 'tiff' : 'jpeg';
 }
 
 /** Figures beside the Markdown, as `npm run ocr` writes them: <name>-p<page>-figure<n>.png. */

@@ -83,12 +83,13 @@ export class PageStore {
   }
 
   /**
-   * Writes the document's outputs from its pages, as `npm run ocr` would have: the Markdown, and the hOCR and
-   * JSON where asked. True the first time (another worker may assemble the same document at the same moment;
-   * both write the same bytes).
+   * Writes the document's outputs from its pages (each read once), as `npm run ocr` would have: the Markdown,
+   * and the hOCR and JSON where asked. True the first time (another worker may assemble the same document at
+   * the same moment; both write the same bytes).
    */
-  assemble(doc: DocumentInfo, options: DecodeOptions, outputs: { json: boolean; hocr: boolean }): boolean {
-    const pages = doc.pages.map((p) => this.page(p.index));
+  assemble(read: Omit<DocumentInfo, 'pages'>, pageCount: number, options: DecodeOptions, outputs: { json: boolean; hocr: boolean }): boolean {
+    const pages = Array.from({ length: pageCount }, (_, p) => this.page(p));
+    const doc: DocumentInfo = { ...read, pages: pages.map((p) => p.info) };
     const writer = new MarkdownWriter();
     writeAtomically(`${this.outStem}.md`, pages.map((p) => writer.page(p.info.index, p.recognised)).join(''));
     if (outputs.hocr) writeAtomically(`${this.outStem}.hocr`, hocrHead(doc) + pages.map((p) => p.hocr).join('') + HOCR_TAIL);
