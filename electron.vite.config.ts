@@ -26,7 +26,12 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: nodeEntries, output: { format: 'cjs', entryFileNames: '[name].js' } },
+      rollupOptions: {
+        input: nodeEntries,
+        output: { format: 'cjs', entryFileNames: '[name].js' },
+        // A development dependency with a native binding, which the benchmark loads where it is installed.
+        external: ['onnxruntime-node'],
+      },
     },
   },
   preload: {

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
+import { lineEncoderSection } from './bench/line-encoder';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
-import { defaultModelDir, loadAddon } from './native-addon';
+import { defaultModelDir, loadAddon, resourceRoot } from './native-addon';
 import { wholeNumber } from './number-options';
 
 interface Args { json: string | null; perType: number; real: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
@@ -151,6 +152,14 @@ async function main(): Promise<void> {
     return { seconds: s, gflops: round((2 * shape.params * w + attnFlops) / s / 1e9, 2), gbs: round((4 * shape.params + kvBytes) / s / 1e9, 2) };
   };
 
+  const sgemmPeak = sgemmGflops();
+  const fp32 = await addon.loadModel(modelDir, { reducedPrecision: false });
+  const lineEncoder = await lineEncoderSection({
+    model, fp32, modelDir, regions, passes: args.passes, threads: addon.info().threads, cpuKernels: addon.info().cpuKernels,
+    onnxFile: join(resourceRoot(), 'node_modules', '@gutenye', 'ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx'), sgemmPeak,
+  });
+  fp32.close();
+
   const report = {
     regions: regions.length,
     passes: args.passes,
@@ -180,7 +189,8 @@ async function main(): Promise<void> {
     },
     forward_cost: cost.widths.map((w, i) => ({ width: w, seconds: cost.seconds[i] })),
     achieved: { width_1: achieved(1), width_33: achieved(33) },
-    machine_peak: { gflops: round(sgemmGflops(), 1), copy_gbs: round(copyBandwidthGBs(), 1) },
+    line_encoder: lineEncoder,
+    machine_peak: { gflops: round(sgemmPeak, 1), copy_gbs: round(copyBandwidthGBs(), 1) },
     configs: [...results.values()].map((o) => ({
       name: o.name, tokens: sum(o, (r) => r.stats.tokens), forwards: sum(o, (r) => r.stats.forwards),
       decode_ms: round(decodeMs(o), 1), e2e_ms: round(endToEndMs(o), 1), accuracy: round(meanScore(o)),

@@ -48,7 +48,11 @@ export interface NativePageAnalysis {
 
 export interface NativeAddon {
   info(): EngineInfo;
-  loadModel(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativeModel>;
+  /**
+   * reducedPrecision (default true): the line encoder's pointwise convolutions in bf16 products where the CPU has
+   * them (docs/decisions/0032); false: fp32 throughout.
+   */
+  loadModel(dir: string, opts?: { threads?: number; backend?: string; reducedPrecision?: boolean }): Promise<NativeModel>;
   loadPageAnalysis(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativePageAnalysis>;
 }
 

@@ -10,6 +10,7 @@
 #include "decode_job.h"
 #include "engine_info.h"
 #include "events_js.h"
+#include "model/line_encoder.h"
 #include "page_analysis_js.h"
 
 namespace saccade::js {
@@ -51,7 +52,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("cpuKernels", m.backend->kernel_isa());
     o.Set("threads", m.backend->threads());
     o.Set("weightDtype", m.weight_dtype);
-    o.Set("computeDtype", "float32");
+    const bool bf16_products = m.line && !m.line->blocks.empty() && m.line->blocks[0].pw.pointwise.format == WeightFormat::BF16Pairs;
+    o.Set("computeDtype", bf16_products ? "float32; bf16 products in the line encoder's pointwise convolutions" : "float32");
     o.Set("parameters", double(m.parameter_count));
     o.Set("vocabSize", m.cfg.text.vocab_size);
     o.Set("decoderLayers", m.cfg.text.num_layers);
@@ -168,7 +170,7 @@ class LoadWorker : public Napi::AsyncWorker {
 
 Napi::Value Info(const Napi::CallbackInfo& info) { return info_to_js(info.Env(), engine_info()); }
 
-// loadModel(dir, { threads?, backend? }) -> Promise<Model>
+// loadModel(dir, { threads?, backend?, reducedPrecision? }) -> Promise<Model>
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "loadModel(dir, options?)");
@@ -180,6 +182,7 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
     const int max_threads = 2 * int(std::max(1u, std::thread::hardware_concurrency()));
     if (!o.Get("threads").IsUndefined()) opts.backend.threads = whole_number(o.Get("threads"), "threads", 1, max_threads);
     if (o.Get("backend").IsString()) opts.backend.name = o.Get("backend").As<Napi::String>();
+    if (o.Get("reducedPrecision").IsBoolean()) opts.backend.reduced_precision = o.Get("reducedPrecision").As<Napi::Boolean>();
   }
   auto* w = new LoadWorker(env, info[0].As<Napi::String>(), opts);
   w->Queue();

@@ -15,7 +15,7 @@ EngineInfo engine_info() {
   i.backends = compiled_backends();
   i.backend = "cpu";
   const CpuFeatures& f = cpu_features();
-  i.cpu_features = {{"avx2", f.avx2}, {"fma", f.fma}, {"f16c", f.f16c}, {"avx512f", f.avx512f}};
+  i.cpu_features = {{"avx2", f.avx2}, {"fma", f.fma}, {"f16c", f.f16c}, {"avx512f", f.avx512f}, {"avx512bf16", f.avx512bf16}};
   i.cpu_kernels = cpu::best_kernels().isa;
   i.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   return i;

@@ -1,5 +1,7 @@
 // CPU kernels against naive references, and the width-independence that byte-identity rests on.
 #include <algorithm>
+#include <cstdio>
+#include <cmath>
 #include <random>
 
 #include "backend/backend.h"
@@ -51,7 +53,55 @@ void check_gemm(const cpu::Kernels& k) {
       }
 }
 
+// The bf16 pair products: x and w rounded to the nearest bf16, each output its bias plus the products summed
+// in fp32 (every product of two bf16 numbers is exact in fp32, so only the sums round), and every row the same
+// whatever the rows around it.
+void check_bf16_pairs(const cpu::Kernels& k) {
+  for (int M : {11, 8})
+    for (int K : {1, 7, 8, 37, 64, 200})
+      for (int N : {29, 157}) {
+        const int panels = (N + k.panel - 1) / k.panel, pairs = (K + 1) / 2;
+        auto x = randv(size_t(M) * K, 4), w = randv(size_t(N) * K, 5), b = randv(size_t(N), 6);
+        std::vector<uint16_t> xb(size_t(M) * 2 * pairs), packed(size_t(panels) * k.panel * 2 * pairs);
+        k.round_to_bf16_pairs(x.data(), M, K, xb.data());
+        for (int m = 0; m < M; ++m)
+          for (int i = 0; i < 2 * pairs; ++i) {
+            const uint16_t want = i < K ? f32_to_bf16_nearest(x[size_t(m) * K + i]) : 0;
+            CHECK_MSG(xb[size_t(m) * 2 * pairs + i] == want, k.isa << " rounding of x, K=" << K << " i=" << i);
+          }
+        k.pack_bf16_pairs(w.data(), N, K, packed.data());
+        std::vector<float> y(size_t(M) * N);
+        k.gemm_bf16_pairs(xb.data(), M, pairs, packed.data(), b.data(), y.data(), N, 0, panels);
+        for (int m = 0; m < M; ++m)
+          for (int n = 0; n < N; ++n) {
+            double ref = b[size_t(n)], mag = std::fabs(ref);
+            for (int i = 0; i < K; ++i) {
+              const double p = double(bf16_to_f32(f32_to_bf16_nearest(x[size_t(m) * K + i]))) *
+                               bf16_to_f32(f32_to_bf16_nearest(w[size_t(n) * K + i]));
+              ref += p;
+              mag += std::fabs(p);
+            }
+            // fp32 sums of K exact products: each rounding at most half an ulp of the running magnitude.
+            CHECK_MSG(std::fabs(ref - y[size_t(m) * N + n]) <= 1.2e-7 * (K + 1) * mag, k.isa << " K=" << K << " N=" << N);
+          }
+        for (int m = 0; m < M; ++m) {
+          std::vector<float> y1(static_cast<size_t>(N));
+          k.gemm_bf16_pairs(xb.data() + size_t(m) * 2 * pairs, 1, pairs, packed.data(), b.data(), y1.data(), N, 0, panels);
+          for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " bf16 pairs, row " << m);
+        }
+      }
+}
+
 }  // namespace
+
+TEST(bf16_pair_products_match_their_arithmetic_and_are_width_independent) {
+  const cpu::Kernels& k = cpu::best_kernels();
+  if (!k.gemm_bf16_pairs) {
+    std::printf("  (skipped: this CPU does not multiply bf16 pairs natively; kernels %s)\n", k.isa);
+    return;
+  }
+  check_bf16_pairs(k);
+}
 
 TEST(gemm_generic_matches_reference_and_is_width_independent) { check_gemm(cpu::kernels_generic()); }
 

@@ -49,21 +49,21 @@ std::vector<std::string> compiled_backends() {
 std::unique_ptr<Backend> create_backend(const BackendOptions& opts) {
   const char* env = std::getenv("SACCADE_BACKEND");  // cpu | cuda: overrides the caller's choice
   const std::string name = env && *env ? env : opts.name;
-  if (name == "cpu") return make_cpu_backend(opts.threads);
+  if (name == "cpu") return make_cpu_backend(opts.threads, opts.reduced_precision);
   if (name.empty() || name == "auto") {
 #ifdef SACCADE_HAVE_CUDA
     std::string why;
     if (std::unique_ptr<Backend> b = make_cuda_backend(&why)) return b;
     std::fprintf(stderr, "saccade: no CUDA device (%s); using the CPU backend\n", why.c_str());
 #endif
-    return make_cpu_backend(opts.threads);
+    return make_cpu_backend(opts.threads, opts.reduced_precision);
   }
 #ifdef SACCADE_HAVE_CUDA
   if (name == "cuda") {
     std::string why;
     if (std::unique_ptr<Backend> b = make_cuda_backend(&why)) return b;
     std::fprintf(stderr, "saccade: no CUDA device (%s); using the CPU backend\n", why.c_str());
-    return make_cpu_backend(opts.threads);
+    return make_cpu_backend(opts.threads, opts.reduced_precision);
   }
 #endif
   std::string available;

@@ -100,7 +100,7 @@ void load_rep_conv(WeightReader& r, Backend& be, const std::string& p, int in, i
   if (depthwise) {
     c->depthwise = r.upload_vec(r.read(p + "conv.weight", {out, 1, k, k}));
   } else {
-    c->pointwise = be.upload_weight(r.read(p + "conv.weight", {out, in, 1, 1}), out, in, WeightUse::Linear);
+    c->pointwise = be.upload_weight(r.read(p + "conv.weight", {out, in, 1, 1}), out, in, WeightUse::Reduced);
   }
   c->bias = r.vec(p + "conv.bias", out);
   c->scale1 = scalar(r, p + "lab.scale");

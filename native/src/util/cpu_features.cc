@@ -11,6 +11,7 @@ const CpuFeatures& cpu_features() {
     r.fma = __builtin_cpu_supports("fma");
     r.f16c = __builtin_cpu_supports("f16c");
     r.avx512f = __builtin_cpu_supports("avx512f");
+    r.avx512bf16 = __builtin_cpu_supports("avx512bf16");
 #endif
     return r;
   }();

@@ -19,6 +19,13 @@ inline uint16_t f32_to_bf16_bits(float f) {
   return uint16_t(u >> 16);
 }
 
+// The bf16 number nearest to a finite f (ties to even).
+inline uint16_t f32_to_bf16_nearest(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+
 inline float f16_to_f32(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF, u;

@@ -197,9 +197,9 @@ int main(int argc, char** argv) {
 
   Json result = Json::object();
   try {
-    std::unique_ptr<saccade::Backend> ref = saccade::make_cpu_backend(0), test;
+    std::unique_ptr<saccade::Backend> ref = saccade::make_cpu_backend(0, false), test;
     std::string why;
-    test = backend == "cpu" ? saccade::make_cpu_backend(0) : saccade::make_cuda_backend(&why);
+    test = backend == "cpu" ? saccade::make_cpu_backend(0, false) : saccade::make_cuda_backend(&why);
     if (!test) {
       std::printf("skipped: no CUDA device (%s)\n", why.c_str());
       result.set("skipped", true).set("reason", why);

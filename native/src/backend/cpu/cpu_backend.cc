@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -16,10 +17,10 @@
 namespace saccade {
 namespace cpu {
 
-const Kernels& best_kernels() {
+const Kernels& best_kernels(bool bf16_pairs) {
   const CpuFeatures& f = cpu_features();
   if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
-  if (f.avx512f && f.fma && f.f16c) return kernels_avx512();
+  if (f.avx512f && f.fma && f.f16c) return f.avx512bf16 && bf16_pairs ? kernels_avx512_bf16() : kernels_avx512();
   if (f.avx2 && f.fma && f.f16c) return kernels_avx2();
   return kernels_generic();
 }
@@ -36,9 +37,9 @@ int chunk_grain(int items, int64_t work_per_item) {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads)
+  CpuBackend(int threads, bool reduced_precision)
       : pool_(threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()))),
-        k_(best_kernels()) {}
+        k_(best_kernels(reduced_precision)) {}
 
   std::string name() const override { return "cpu"; }
   std::string kernel_isa() const override { return k_.isa; }
@@ -79,7 +80,12 @@ class CpuBackend final : public Backend {
     Weight w;
     w.rows = rows;
     w.cols = cols;
-    if (std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; })) {
+    if (use == WeightUse::Reduced && k_.gemm_bf16_pairs) {
+      w.format = WeightFormat::BF16Pairs;
+      const size_t pair_packed = size_t(panels) * P * 2 * ((cols + 1) / 2);
+      w.w = Buffer(this, pair_packed / 2);
+      pack_in_parallel(k_.pack_bf16_pairs, host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
+    } else if (std::all_of(host.begin(), host.end(), [](float v) { return f16_to_f32(f32_to_f16(v)) == v; })) {
       w.format = WeightFormat::F16;
       w.w = Buffer(this, (packed + 1) / 2);
       pack_in_parallel(k_.pack_f16, host.data(), rows, cols, reinterpret_cast<uint16_t*>(w.w.data()));
@@ -146,26 +152,47 @@ class CpuBackend final : public Backend {
 
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
-    // Threads take whole kernel tiles (a block of rows by a block of panels), so no chunk boundary splits a
-    // tile into narrower, slower ones; a single-token forward's small layers stay on this thread.
+    const float* wf = w.w.data();
+    const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
+    if (w.format == WeightFormat::BF16Pairs) {
+      // x rounded to bf16 pairs first: one pass over x, against N multiply-adds per element in the GEMM.
+      const int pairs = (K + 1) / 2;
+      const std::unique_ptr<uint16_t[]> xb(new uint16_t[size_t(M) * 2 * pairs]);
+      pool_.parallel_for(M, chunk_grain(M, 8 * int64_t(K)), [&](int mb, int me) {
+        k_.round_to_bf16_pairs(x + size_t(mb) * K, me - mb, K, xb.get() + size_t(mb) * 2 * pairs);
+      });
+      for_each_tile(M, N, pairs, [&](int m0, int rows, int pb, int pe) {
+        k_.gemm_bf16_pairs(xb.get() + size_t(m0) * 2 * pairs, rows, pairs, wh, bias, y + size_t(m0) * N, N, pb, pe);
+      });
+      return;
+    }
+    for_each_tile(M, N, K, [&](int m0, int rows, int pb, int pe) {
+      const float* xr = x + size_t(m0) * K;
+      float* yr = y + size_t(m0) * N;
+      switch (w.format) {
+        case WeightFormat::F16: k_.gemm_f16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
+        case WeightFormat::BF16: k_.gemm_bf16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
+        case WeightFormat::F32: k_.gemm(xr, rows, K, wf, bias, yr, N, pb, pe); break;
+        case WeightFormat::BF16Pairs: break;  // above
+      }
+    });
+  }
+
+  // Runs tile(m0, rows, p_begin, p_end) over an M x N GEMM whose tiles cost `steps` vector multiply-adds a
+  // row and panel. Threads take whole kernel tiles (a block of rows by a block of panels), so no chunk boundary
+  // splits a tile into narrower, slower ones; a single-token forward's small layers stay on this thread.
+  template <class Tile>
+  void for_each_tile(int M, int N, int steps, Tile&& tile) {
     const int panels = (N + k_.panel - 1) / k_.panel;
     const int row_blocks = (M + k_.row_block - 1) / k_.row_block;
     const int panel_blocks = (panels + k_.panel_block - 1) / k_.panel_block;
-    const int64_t tile_work = int64_t(std::min(M, k_.row_block)) * K * k_.panel * k_.panel_block;
-    const float* wf = w.w.data();
-    const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
+    const int64_t tile_work = int64_t(std::min(M, k_.row_block)) * steps * k_.panel * k_.panel_block;
     const int tiles = row_blocks * panel_blocks;
     pool_.parallel_for(tiles, chunk_grain(tiles, tile_work), [&](int ub, int ue) {
       for (int u = ub; u < ue; ++u) {
         const int m0 = u / panel_blocks * k_.row_block, rows = std::min(M - m0, k_.row_block);
-        const int pb = u % panel_blocks * k_.panel_block, pe = std::min(panels, pb + k_.panel_block);
-        const float* xr = x + size_t(m0) * K;
-        float* yr = y + size_t(m0) * N;
-        switch (w.format) {
-          case WeightFormat::F16: k_.gemm_f16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
-          case WeightFormat::BF16: k_.gemm_bf16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
-          case WeightFormat::F32: k_.gemm(xr, rows, K, wf, bias, yr, N, pb, pe); break;
-        }
+        const int pb = u % panel_blocks * k_.panel_block;
+        tile(m0, rows, pb, std::min(panels, pb + k_.panel_block));
       }
     });
   }
@@ -391,6 +418,8 @@ class CpuBackend final : public Backend {
 }  // namespace
 }  // namespace cpu
 
-std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<cpu::CpuBackend>(threads); }
+std::unique_ptr<Backend> make_cpu_backend(int threads, bool reduced_precision) {
+  return std::make_unique<cpu::CpuBackend>(threads, reduced_precision);
+}
 
 }  // namespace saccade

@@ -5,6 +5,6 @@
 
 namespace saccade {
 
-std::unique_ptr<Backend> make_cpu_backend(int threads);
+std::unique_ptr<Backend> make_cpu_backend(int threads, bool reduced_precision);
 
 }  // namespace saccade

@@ -29,6 +29,15 @@ struct Kernels {
                    int p_begin, int p_end);
   void (*gemm_bf16)(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N,
                     int p_begin, int p_end);
+  // Products of bf16 pairs, where the CPU multiplies them natively (AVX-512 BF16; nullptr elsewhere):
+  // x rounded to bf16 (to nearest, ties to even) into rows of ceil(K / 2) pairs, an odd K's last pair ending
+  // in a zero; w[N, K] rounded so into panels of [ceil(K / 2)][panel][2], each lane a pair of consecutive k;
+  // and y[m, n] = (bias[n] +) the pairs' products summed in k order in fp32, every output with one fixed
+  // arithmetic whatever M and the tile.
+  void (*round_to_bf16_pairs)(const float* x, int M, int K, uint16_t* out);
+  void (*pack_bf16_pairs)(const float* w, int N, int K, uint16_t* packed);
+  void (*gemm_bf16_pairs)(const uint16_t* x, int M, int pairs, const uint16_t* w, const float* bias, float* y,
+                          int N, int p_begin, int p_end);
   // Attention of one query row for the Hq / Hkv query heads that share KV head kv_head (AttentionArgs).
   // probs holds (Hq / Hkv) * (key_limit[row] + 32) floats and slots key_limit[row] + 32 ints of scratch.
   // Writes the group's heads to out[(Hq / Hkv) * d]; when the pointers are set, adds per head the image
@@ -47,7 +56,9 @@ struct Kernels {
 const Kernels& kernels_generic();
 const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
-// AVX-512 > AVX2 > generic by cpuid; SACCADE_CPU_GENERIC=1 forces the portable kernels.
-const Kernels& best_kernels();
+const Kernels& kernels_avx512_bf16();  // kernels_avx512() with the bf16 pair products
+// AVX-512 (with the bf16 pair products where present and wanted) > AVX2 > generic by cpuid;
+// SACCADE_CPU_GENERIC=1 forces the portable kernels.
+const Kernels& best_kernels(bool bf16_pairs = true);
 
 }  // namespace saccade::cpu
