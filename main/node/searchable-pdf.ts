@@ -14,6 +14,7 @@ import {
 import type { Box, PageInfo } from '../../common/protocol';
 import { quarterTurns, turnBox, turnPoint } from '../../common/quarter-turns';
 import type { HocrRegion } from './hocr';
+import { wordSpans } from './word-spans';
 
 /** An image input's page: the image to embed and the resolution that gives the page its size. */
 export interface PageImage {
@@ -24,6 +25,9 @@ export interface PageImage {
 }
 
 type Point = [number, number];
+
+/** The narrowest a word is set, as a share of its natural width at its size. */
+const MIN_SQUEEZE = 0.5;
 
 /** Maps a point of the page as it was read (pixels, y down) to PDF user space. */
 type PageFrame = (p: Point) => Point;
@@ -100,15 +104,12 @@ export class SearchablePdf {
         const toUser: PageFrame = (p) => frame(turnPoint(p, (4 - turns) % 4));
         // In the line's own frame its text runs along x, y down.
         const boxes = line.words.map((w) => turnBox(w.box, turns));
+        // Neighbours are laid apart and each word but the last is followed by a space, so that text
+        // extraction and search see the words the model wrote.
+        const spans = wordSpans(boxes);
         line.words.forEach((word, k) => {
-          // A word is followed by a space, and ends a space's width before the next word where their boxes
-          // (which come from where the model looked) touch or overlap: text extraction and search then see
-          // the words apart.
-          const own = boxes[k]!;
-          const next = boxes[k + 1];
-          const end = next ? Math.min(own.x1, next.x0 - 0.2 * (own.y1 - own.y0)) : own.x1;
-          const box = end > own.x0 + 0.5 * (own.x1 - own.x0) ? { ...own, x1: end } : own;
-          words.push(...this.word(word.text, next ? ' ' : '', box, toUser, fontKey));
+          const [x0, x1] = spans[k]!;
+          words.push(...this.word(word.text, k + 1 < line.words.length ? ' ' : '', { ...boxes[k]!, x0, x1 }, toUser, fontKey));
         });
       }
     }
@@ -126,8 +127,9 @@ export class SearchablePdf {
 
   /**
    * One word over its box in its line's frame (`toUser` maps that frame to PDF user space): as high as the
-   * box, stretched to its length, its baseline on the font's descent; `after` (a space, or nothing) follows
-   * it at the same stretch.
+   * box, stretched to its length, centred on it; `after` (a space, or nothing) follows it at the same stretch.
+   * A box much narrower than its text at that height (a blot read as a word) gets smaller type: text squeezed
+   * to a sliver is broken apart by text extraction.
    */
   private word(raw: string, after: string, box: Box, toUser: PageFrame, fontKey: PDFName): PDFOperator[] {
     const text = [...raw].map((c) => (this.covered.has(c.codePointAt(0)!) ? c : '\ufffd')).join('');
@@ -136,16 +138,18 @@ export class SearchablePdf {
     const distance = (p: Point) => Math.hypot(p[0] - origin[0], p[1] - origin[1]);
     const lengthPt = distance(end);
     const heightPt = distance(toUser([box.x0, box.y0]));
-    if (!text.trim() || lengthPt <= 0 || heightPt <= 0) return [];
-    const size = heightPt / this.font.heightAtSize(1);
-    const natural = this.font.widthOfTextAtSize(text, size);
-    // The baseline stands the font's descent above the bottom of the box.
-    const descent = (this.font.heightAtSize(size) - this.font.heightAtSize(size, { descender: false })) / heightPt;
-    const [ux, uy] = toUser([box.x0, box.y1 - descent * (box.y1 - box.y0)]);
+    const natural = this.font.widthOfTextAtSize(text, 1);
+    if (!text.trim() || lengthPt <= 0 || heightPt <= 0 || natural <= 0) return [];
+    const size = Math.min(heightPt / this.font.heightAtSize(1), lengthPt / (MIN_SQUEEZE * natural));
+    // The baseline stands the font's descent above the bottom of the type, which is centred on the box.
+    const type = this.font.heightAtSize(size);
+    const descent = type - this.font.heightAtSize(size, { descender: false });
+    const pxPerPt = (box.y1 - box.y0) / heightPt;
+    const [ux, uy] = toUser([box.x0, box.y1 - ((heightPt - type) / 2 + descent) * pxPerPt]);
     const angle = Math.atan2(end[1] - origin[1], end[0] - origin[0]);
     return [
       setFontAndSize(fontKey, size),
-      setCharacterSqueeze(natural > 0 ? (100 * lengthPt) / natural : 100),
+      setCharacterSqueeze((100 * lengthPt) / (natural * size)),
       setTextMatrix(Math.cos(angle), Math.sin(angle), -Math.sin(angle), Math.cos(angle), ux, uy),
       showText(this.font.encodeText(text + after)),
     ];
