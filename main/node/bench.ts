@@ -1,29 +1,32 @@
-// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--passes N] [--data DIR] [--regions DIR] [--model DIR]
-//   [--focal-layers N]`
+// `npm run bench -- [--json FILE] [--per-type N] [--real N] [--pages N] [--passes N] [--data DIR] [--regions DIR]
+//   [--model DIR] [--focal-layers N]`
 // Runs the shipped model over a fixed evaluation set and measures, side by side in one run: AR, self-spec
 // (B=32), self-spec with the automatic block size, pure diffusion (tau_c 0.7/0.9/0.99), each with and without
-// visual fixation, plus the engine's forward cost by width. Keys are documented in docs/benchmark.md.
+// visual fixation, plus the engine's forward cost by width, the line encoder against onnxruntime, and whole
+// real pages through the page pipeline in AR and self-spec. Keys are documented in docs/benchmark.md.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
 import { lineEncoderSection } from './bench/line-encoder';
+import { pageSection } from './bench/page-section';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon, resourceRoot } from './native-addon';
 import { wholeNumber } from './number-options';
 
-interface Args { json: string | null; perType: number; real: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
+interface Args { json: string | null; perType: number; real: number; pages: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { json: null, perType: 6, real: 6, passes: 3, data: null, regions: null, model: defaultModelDir(), focalLayers: DEFAULT_DECODE_OPTIONS.fixation.focalLayers };
+  const a: Args = { json: null, perType: 6, real: 6, pages: 10, passes: 3, data: null, regions: null, model: defaultModelDir(), focalLayers: DEFAULT_DECODE_OPTIONS.fixation.focalLayers };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
       case '--json': a.json = v ?? null; i++; break;
       case '--per-type': a.perType = wholeNumber('--per-type', v ?? '', 0, 1000); i++; break;
       case '--real': a.real = wholeNumber('--real', v ?? '', 0, 1000); i++; break;
+      case '--pages': a.pages = wholeNumber('--pages', v ?? '', 0, 1000); i++; break;
       case '--passes': a.passes = wholeNumber('--passes', v ?? '', 1, 100); i++; break;
       case '--data': a.data = v ?? null; i++; break;
       case '--regions': a.regions = v ?? null; i++; break;
@@ -159,6 +162,9 @@ async function main(): Promise<void> {
     onnxFile: join(resourceRoot(), 'node_modules', '@gutenye', 'ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx'), sgemmPeak,
   });
   fp32.close();
+  const pages = args.pages > 0
+    ? await pageSection(model, args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, (line) => console.log(line))
+    : null;
 
   const report = {
     regions: regions.length,
@@ -190,6 +196,7 @@ async function main(): Promise<void> {
     forward_cost: cost.widths.map((w, i) => ({ width: w, seconds: cost.seconds[i] })),
     achieved: { width_1: achieved(1), width_33: achieved(33) },
     line_encoder: lineEncoder,
+    pages,
     machine_peak: { gflops: round(sgemmPeak, 1), copy_gbs: round(copyBandwidthGBs(), 1) },
     configs: [...results.values()].map((o) => ({
       name: o.name, tokens: sum(o, (r) => r.stats.tokens), forwards: sum(o, (r) => r.stats.forwards),
