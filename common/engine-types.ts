@@ -164,7 +164,13 @@ export interface RegionStats {
   rounds: number;
   encodeMs: number;
   prefillMs: number;
+  /**
+   * Wall time of every decoding step or round this region took part in, each counted whole however many
+   * regions of a batch shared it (arEstimateMs is counted the same way).
+   */
   decodeMs: number;
+  /** This region's share of those steps (split evenly among the regions in each): summed over a batch, its decoding's wall time. */
+  decodeShareMs: number;
   /** Decoder attention time while decoding (prefill excluded), fixation scoring included. */
   attentionMs: number;
   /** Mean share of image tokens attended by non-focal layers, fixation warm-up counted as 1 (1 without fixation). */

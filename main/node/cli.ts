@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   let committed = 0;
   let forwards = 0;
   // Engine time per stage, summed over regions: the image's preprocessing and vision tower, the prompt's
-  // prefill, and decoding.
+  // prefill, and decoding (each region's share of the batched steps: the decoding's wall time).
   const stageMs = { encode: 0, prefill: 0, decode: 0 };
   let regions = 0;
   const failed: string[] = [];
@@ -86,7 +86,7 @@ async function main(): Promise<number> {
             forwards += r.stats.forwards;
             stageMs.encode += r.stats.encodeMs;
             stageMs.prefill += r.stats.prefillMs;
-            stageMs.decode += r.stats.decodeMs;
+            stageMs.decode += r.stats.decodeShareMs;
             regions++;
           }
         },

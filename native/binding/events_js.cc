@@ -54,6 +54,7 @@ Napi::Object stats_to_js(Napi::Env env, const RegionStats& s) {
   o.Set("encodeMs", s.encode_ms);
   o.Set("prefillMs", s.prefill_ms);
   o.Set("decodeMs", s.decode_ms);
+  o.Set("decodeShareMs", s.decode_share_ms);
   o.Set("attentionMs", s.attention_ms);
   o.Set("visualTokenFraction", s.visual_token_fraction);
   o.Set("retractedTokens", s.retracted_tokens);

@@ -321,6 +321,15 @@ TEST(batched_regions_decode_exactly_as_one_by_one) {
         CHECK_MSG(batched.regions[i].tokens == single.regions[i].tokens, "region " << i << " fixation " << fixation);
         CHECK(batched.regions[i].stats.forwards == single.regions[i].stats.forwards);
       }
+      // Each region is charged every step it shared whole (decode_ms) and its share of it: the shares add up
+      // to the batch's decoding time, which the region in every step was charged whole.
+      double shares = 0, longest = 0;
+      for (const RegionResult& r : batched.regions) {
+        CHECK(r.stats.decode_share_ms <= r.stats.decode_ms + 1e-9);
+        shares += r.stats.decode_share_ms;
+        longest = std::max(longest, r.stats.decode_ms);
+      }
+      CHECK_MSG(std::abs(shares - longest) <= 1e-6 * std::max(1.0, longest), "shares " << shares << " longest " << longest);
     }
   }
 }

@@ -210,7 +210,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
       round++;
     }
     const stats: RegionStats = {
-      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols), retractedTokens,
+      tokens: pieces.length, forwards, rounds: round, encodeMs: 12, prefillMs: 8, decodeMs, decodeShareMs: decodeMs, attentionMs: decodeMs * 0.4, visualTokenFraction: keep / (grid.rows * grid.cols), retractedTokens,
       committed: pieces.length + retractedTokens, arEstimateMs: (pieces.length + retractedTokens + 1) * 5.5,
     };
     elapsedMs += decodeMs + 20;

@@ -5,7 +5,7 @@ import { decodeMs, endToEndMs, keepFastest, type ConfigOutcome, type RegionOutco
 
 function region(id: string, text: string, ms: { encode: number; prefill: number; decode: number }): RegionOutcome {
   const stats: RegionStats = { tokens: text.length, forwards: text.length, rounds: text.length, encodeMs: ms.encode,
-    prefillMs: ms.prefill, decodeMs: ms.decode, attentionMs: ms.decode / 2, visualTokenFraction: 1, retractedTokens: 0,
+    prefillMs: ms.prefill, decodeMs: ms.decode, decodeShareMs: ms.decode, attentionMs: ms.decode / 2, visualTokenFraction: 1, retractedTokens: 0,
     committed: text.length, arEstimateMs: ms.decode };
   return { id, kind: 'text', source: 'synthetic', text, stats, score: 1, acceptedPerRound: [], blockSizes: [0] };
 }

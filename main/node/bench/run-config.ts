@@ -69,6 +69,7 @@ export function keepFastest(earlier: ConfigOutcome, later: ConfigOutcome): Confi
     const t = later.regions[i]!.stats;
     return { ...r, stats: { ...r.stats, encodeMs: Math.min(r.stats.encodeMs, t.encodeMs),
       prefillMs: Math.min(r.stats.prefillMs, t.prefillMs), decodeMs: Math.min(r.stats.decodeMs, t.decodeMs),
+      decodeShareMs: Math.min(r.stats.decodeShareMs, t.decodeShareMs),
       attentionMs: Math.min(r.stats.attentionMs, t.attentionMs) } };
   });
   return { ...earlier, regions };

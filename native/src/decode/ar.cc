@@ -27,7 +27,10 @@ void decode_ar(DecodeContext& ctx, const std::vector<Sequence*>& seqs) {
     }
     // Decode time is the step's wall time, picking and commits included, as for the other strategies.
     const double ms = now_ms() - t0;
-    for (Sequence* s : active) s->stats().decode_ms += ms;
+    for (Sequence* s : active) {
+      s->stats().decode_ms += ms;
+      s->stats().decode_share_ms += ms / double(active.size());
+    }
   }
 }
 

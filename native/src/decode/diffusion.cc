@@ -82,6 +82,7 @@ void decode_diffusion(DecodeContext& ctx, Sequence& seq) {
     e.forwards = forwards;
     e.draft_ms = now_ms() - t0;
     seq.stats().decode_ms += e.draft_ms;
+    seq.stats().decode_share_ms += e.draft_ms;
     ctx.sink.emit(std::move(e));
   }
 }

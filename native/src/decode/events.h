@@ -17,7 +17,12 @@ struct Fixation {
 struct RegionStats {
   int tokens = 0, forwards = 0, rounds = 0;
   int committed = 0;  // every token committed, those the repetition guard took back included
+  // decode_ms: the wall time of every step or round this region took part in, the whole step however many
+  // sequences shared it; the AR estimate is counted the same way, so the two compare.
   double encode_ms = 0, prefill_ms = 0, decode_ms = 0;
+  // This region's share of those steps' wall time (split evenly among the sequences in each): summed over a
+  // batch's regions, the time the batch's decoding took.
+  double decode_share_ms = 0;
   double attention_ms = 0;  // decoder attention during decoding (prefill excluded)
   double visual_token_fraction = 1;
   int retracted_tokens = 0;  // taken back by the repetition guard

@@ -212,6 +212,7 @@ void decode_mtp(DecodeContext& ctx, const std::vector<Sequence*>& seqs, MtpSizer
       const Head& h = *active_heads[i];
       ++seq.stats().rounds;
       seq.stats().decode_ms += round_ms;
+      seq.stats().decode_share_ms += round_ms / double(active.size());
       Event& e = events[i];
       e.type = Event::Type::Round;
       e.region_id = seq.id();

@@ -139,9 +139,10 @@ void take_round(DecodeContext& ctx, RoundState& r, const std::vector<float>& log
   next.keep(1, std::max(0, int(end == next.ids.end() ? next.ids.size() - 1 : end - next.ids.begin())));
 }
 
-void emit_round(DecodeContext& ctx, const RoundState& r, int round, double forward_ms, double round_ms) {
+void emit_round(DecodeContext& ctx, const RoundState& r, int round, double forward_ms, double round_ms, int sharing) {
   ++r.seq->stats().rounds;
   r.seq->stats().decode_ms += round_ms;
+  r.seq->stats().decode_share_ms += round_ms / double(sharing);
   Event e{};
   e.type = Event::Type::Round;
   e.region_id = r.seq->id();
@@ -250,7 +251,7 @@ void decode_self_spec(DecodeContext& ctx, const std::vector<Sequence*>& seqs, Bl
     int committed = 0;
     for (size_t i = 0; i < st.size(); ++i) {
       committed += int(st[i].committed.size());
-      emit_round(ctx, st[i], round, forward_ms, round_ms);
+      emit_round(ctx, st[i], round, forward_ms, round_ms, int(st.size()));
     }
     // What a round of the chosen block costs and commits, measured on rounds of that block alone: a round
     // that verified the reading's guesses is wide and long, and would make narrow rounds look cheap. Rounds

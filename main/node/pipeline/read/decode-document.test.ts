@@ -9,7 +9,7 @@ import type { SessionEvent } from '../../../../common/protocol';
 import type { NativeModel } from '../../native-addon';
 import { decodeDocument, openDocument, type DecodedPage, type OpenedDocument } from '../index';
 
-const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2, arEstimateMs: 1 };
+const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, decodeShareMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2, arEstimateMs: 1 };
 
 /** Answers every crop with "w<id>" in two tokens, delivering crops in reverse order to mimic concurrency. */
 const limits: number[] = [];

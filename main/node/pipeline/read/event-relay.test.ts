@@ -4,7 +4,7 @@ import type { EngineEvent, TokenEvent } from '../../../../common/engine-types';
 import { EventRelay } from './event-relay';
 import { tableMarkup } from '../write/table-markup';
 
-const stats = { tokens: 1, forwards: 1, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 1, retractedTokens: 0, committed: 1, arEstimateMs: 0 };
+const stats = { tokens: 1, forwards: 1, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, decodeShareMs: 0, attentionMs: 0, visualTokenFraction: 1, retractedTokens: 0, committed: 1, arEstimateMs: 0 };
 
 function token(regionId: string, text: string): TokenEvent {
   return { type: 'token', regionId, index: 0, id: 70, text, round: 0, source: 'ar', draftConf: -1, arProb: 0.9,

@@ -36,7 +36,7 @@ interface RegionStream {
 }
 
 export function emptyStats(): RegionStats {
-  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0,
+  return { tokens: 0, forwards: 0, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, decodeShareMs: 0, attentionMs: 0, visualTokenFraction: 0, retractedTokens: 0,
     committed: 0, arEstimateMs: 0 };
 }
 
@@ -50,6 +50,7 @@ function addStats(into: RegionStats, s: RegionStats): void {
   into.encodeMs += s.encodeMs;
   into.prefillMs += s.prefillMs;
   into.decodeMs += s.decodeMs;
+  into.decodeShareMs += s.decodeShareMs;
   into.attentionMs += s.attentionMs;
   into.retractedTokens += s.retractedTokens;
   into.committed += s.committed;

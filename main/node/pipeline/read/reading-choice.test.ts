@@ -4,7 +4,7 @@ import type { EngineEvent, RegionStats, TokenEvent } from '../../../../common/en
 import { type DroppedReading, MIN_MEAN_LOG_PROB, ReadingChooser, readingLogProb } from './reading-choice';
 
 function stats(forwards: number, tokens: number): RegionStats {
-  return { tokens, forwards, rounds: tokens, encodeMs: 1, prefillMs: 2, decodeMs: 3, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0,
+  return { tokens, forwards, rounds: tokens, encodeMs: 1, prefillMs: 2, decodeMs: 3, decodeShareMs: 3, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0,
     committed: tokens, arEstimateMs: 0 };
 }
 

@@ -46,9 +46,9 @@ function meanLogProb(probs: readonly number[]): number {
 }
 
 function withCostOf(kept: RegionStats, all: RegionStats[]): RegionStats {
-  const sum = (k: 'forwards' | 'committed' | 'encodeMs' | 'prefillMs' | 'decodeMs' | 'attentionMs') => all.reduce((s, x) => s + x[k], 0);
+  const sum = (k: 'forwards' | 'committed' | 'encodeMs' | 'prefillMs' | 'decodeMs' | 'decodeShareMs' | 'attentionMs') => all.reduce((s, x) => s + x[k], 0);
   return { ...kept, forwards: sum('forwards'), committed: sum('committed'), encodeMs: sum('encodeMs'), prefillMs: sum('prefillMs'),
-    decodeMs: sum('decodeMs'), attentionMs: sum('attentionMs') };
+    decodeMs: sum('decodeMs'), decodeShareMs: sum('decodeShareMs'), attentionMs: sum('attentionMs') };
 }
 
 /** A reading that was not kept, for the user to check. */
