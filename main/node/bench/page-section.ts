@@ -13,9 +13,12 @@ import { decodeDocument, openDocument } from '../pipeline';
 const MODES = ['ar', 'spec'] as const;
 type PageMode = (typeof MODES)[number];
 
+/**
+ * One mode's wall time and engine stages, summed over the pages' regions (decoding as each region's share of
+ * its batch's steps: the decoding's wall time), and its committed tokens and forwards.
+ */
 interface ModeTotals {
   seconds: number;
-  /** Engine time summed over the pages' regions; decoding as each region's share of its batch's steps (wall time). */
   encode_s: number;
   prefill_s: number;
   decode_s: number;
