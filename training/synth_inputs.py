@@ -2,6 +2,7 @@
 
     /usr/bin/python3 synth_inputs.py          # pinned, found, missing and a digest per kind
     /usr/bin/python3 synth_inputs.py --pin    # rewrite saccade/synth/pinned/ from this machine
+    /usr/bin/python3 synth_inputs.py --pin prose-de words-de   # only those kinds
 
 Pinning changes what every seed generates: do it on purpose, and say so in the next run's notes.
 """
@@ -13,9 +14,11 @@ from saccade.synth import inputs
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pin", action="store_true", help="rewrite the pinned lists from this machine")
-    if p.parse_args().pin:
-        inputs.pin()
+    p.add_argument("--pin", nargs="*", choices=inputs.KINDS, metavar="KIND",
+                   help="rewrite the pinned lists of these kinds (none named: all) from this machine")
+    kinds = p.parse_args().pin
+    if kinds is not None:
+        inputs.pin(tuple(kinds) or inputs.KINDS)
     print(json.dumps(inputs.report(), indent=2))
 
 

@@ -63,7 +63,8 @@ def parse_args(argv=None):
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-lines", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--init", default=None, help="start from this checkpoint's weights (a last.pt; new optimiser)")
+    p.add_argument("--init", default=None,
+                   help="start from these weights (a last.pt, or an exported model folder; new optimiser)")
     p.add_argument("--drop-space", type=float, default=0.0,
                    help="chance that each space the CTC reading shows is taken out of it (line_augment.py)")
     p.add_argument("--drop-other", type=float, default=0.0, help="the same for every other character")
@@ -180,7 +181,8 @@ def main():
         model.encoder.load_state_dict(encoder_state)
         model.set_charset(charset)
     if args.init:
-        model.load_state_dict(torch.load(args.init)["model"], strict=False)
+        init = load(args.init).state_dict() if os.path.isdir(args.init) else torch.load(args.init)["model"]
+        model.load_state_dict(init, strict=False)
     objective = head_loss if args.mtp_onto else step_loss
     trainable = [p for n, p in model.named_parameters()
                  if (n.startswith("mtp.") if args.mtp_onto else not n.startswith("encoder."))]

@@ -17,7 +17,9 @@ after every commit so that psi(prefix) = 1; a score is then just psi(prefix + c)
   (read_as, shipped in config.json: "ö" as "o", "–" as "-", "¹" as "1"), so the decoder alone decides between
   the two; one with no such stand-in (euro sign, fractions) reads the column of "a character we lack". Read
   as "any character" instead, the decoder wrote "€" and "ö" over clear readings (scribe lines 2.4% against
-  2.1%).
+  2.1%). An accented letter the dictionary has reads its base letter's column all the same: the encoder
+  learnt them from a few Latin lines among Chinese ones and reads a typewritten "ä" as "&" or "ñ" (German
+  typescripts: "M&nner", "zunçhst"), so the prior judges the letter and the decoder its accent.
 - Tokens that are not one character (specials, table tags, LaTeX commands) get the floor: the CTC head can
   never show them.
 
@@ -49,27 +51,31 @@ def named_tokens(ctc_map, vocab_size):
     return named
 
 
+# Typeset forms whose plain one the encoder shows for them: it reads a curly apostrophe as a straight one.
+TYPOGRAPHIC = {"–": "-", "‘": "'", "’": "'", "“": '"', "”": '"', "„": '"'}
+
+
 def read_as(tokens, ctc_map, vocab_size):
-    """config.json's reading_prior.read_as: each single-character token no CTC class folds onto -> the
-    character the encoder shows for it, where that is one it names: the base letter of an accented one
-    (NFKD, marks dropped), a superscript's digit, a hyphen for an en dash."""
+    """config.json's reading_prior.read_as: each single-character token -> the character the encoder shows
+    for it, where that is another one it names: the base letter of an accented one (NFKD, marks dropped,
+    named or not), a superscript's digit, the plain form of a typeset quote or dash (TYPOGRAPHIC)."""
     named, vocab = named_tokens(ctc_map, vocab_size), {t: i for i, t in enumerate(tokens[:vocab_size])}
     out = {}
-    for i, t in enumerate(tokens[:vocab_size]):
-        if len(t) != 1 or named[i]:
+    for t in tokens[:vocab_size]:
+        if len(t) != 1:
             continue
-        base = "-" if t == "–" else "".join(
+        base = TYPOGRAPHIC.get(t) or "".join(
             ch for ch in unicodedata.normalize("NFKD", t) if not unicodedata.combining(ch))
-        if base in vocab and named[vocab[base]]:
+        if base != t and base in vocab and named[vocab[base]]:
             out[t] = base
     return out
 
 
 def token_columns(folded, tokens, ctc_map, vocab_size, stand_ins):
     """(the tokens the reading can show: the single characters [L]; per column, their CTC probability
-    [T, L]; that of blank [T]), float64: a character some CTC class folds onto reads its column, one with a
-    stand-in (read_as) the stand-in's, any other that of "a character we lack"; every other token (and every
-    id past the tokenizer's) is never shown (see the module note)."""
+    [T, L]; that of blank [T]), float64: a character with a stand-in (read_as) reads the stand-in's column,
+    any other that some CTC class folds onto its own, the rest that of "a character we lack"; every other
+    token (and every id past the tokenizer's) is never shown (see the module note)."""
     V = vocab_size
     y = folded.double().numpy()
     named, vocab = named_tokens(ctc_map, V), {t: i for i, t in enumerate(tokens[:V])}
@@ -77,7 +83,7 @@ def token_columns(folded, tokens, ctc_map, vocab_size, stand_ins):
     for i, t in enumerate(tokens[:V]):
         if len(t) == 1:
             live.append(i)
-            columns.append(i if named[i] else vocab[stand_ins[t]] if t in stand_ins else V + 1)
+            columns.append(vocab[stand_ins[t]] if t in stand_ins else i if named[i] else V + 1)
     return np.array(live, dtype=np.int64), np.ascontiguousarray(y[:, columns]), y[:, V].copy()
 
 

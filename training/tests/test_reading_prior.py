@@ -57,9 +57,9 @@ def test_a_clear_reading_outweighs_the_decoder():
 
 
 def test_stand_ins_are_what_the_encoder_shows():
-    tokens = ["<eos>", "o", "ö", "-", "\u2013", "€", "1", "¹"]
-    ctc_map = [8, 1, 3, 6]  # the CTC classes fold onto blank (id V), o, - and 1
-    assert read_as(tokens, ctc_map, 8) == {"ö": "o", "\u2013": "-", "¹": "1"}
+    tokens = ["<eos>", "o", "ö", "-", "\u2013", "€", "1", "¹", "a", "ä", "'", "\u2019"]
+    ctc_map = [12, 1, 3, 6, 8, 9, 10, 11]  # the CTC classes fold onto blank (id V), o, -, 1, a, ä, ' and ’
+    assert read_as(tokens, ctc_map, 12) == {"ö": "o", "\u2013": "-", "¹": "1", "ä": "a", "\u2019": "'"}
 
 
 def test_drafts_follow_the_verifier_and_leave_the_prior_as_it_was():

@@ -1,5 +1,7 @@
 """The generator reads the pinned files only: packages a machine has besides them change nothing."""
 
+import random
+
 import pytest
 
 from saccade.synth import corpus, fonts, inputs
@@ -8,7 +10,8 @@ PROSE = "The party of the first part shall deliver the goods to the buyer within
 
 
 def _clear_caches():
-    for cached in (inputs.available, corpus.passages, corpus._cumulative_lengths, fonts.catalogue):
+    for cached in (inputs.available, corpus.passages, corpus._cumulative_lengths, corpus.dictionary_words,
+                   fonts.catalogue):
         cached.cache_clear()
 
 
@@ -60,3 +63,20 @@ def test_fonts_come_from_the_pinned_files_only(pinned_dir):
     assert list(catalogue) == ["DejaVu Sans"]
     assert [(f.bold, f.path) for f in catalogue["DejaVu Sans"]] == [(True, folder + "DejaVuSans-Bold.ttf"),
                                                                    (False, folder + "DejaVuSans.ttf")]
+
+
+def test_german_crops_come_from_the_german_files_and_only_when_a_run_asks(tmp_path, pinned_dir, monkeypatch):
+    english, german = tmp_path / "licence", tmp_path / "anekdoten"
+    english.write_text(PROSE)
+    german.write_text("Der Käufer erhält die Ware binnen dreißig Tagen nach der Bestellung.")
+    _pin(pinned_dir, "prose", [english])
+    _pin(pinned_dir, "prose-de", [german])
+    monkeypatch.setattr(corpus, "UNPREDICTABLE_SHARE", 0.0)
+
+    def crop(share):
+        monkeypatch.setattr(corpus, "GERMAN_SHARE", share)
+        return " ".join(corpus.crop_words(random.Random(3), 4))
+
+    assert crop(0.0) in PROSE
+    assert crop(1.0) in german.read_text()
+    assert inputs.report()["prose-de"]["found"] == 1

@@ -162,7 +162,7 @@ void index_shown_tokens(Model& m) {
     if (one_character(m.tokenizer, c)) column[size_t(c)] = named[size_t(c)] ? c : V + 1;
   for (const auto& [from, to] : m.cfg.reading_prior_read_as) {
     const int f = single_token(m.tokenizer, from), t = single_token(m.tokenizer, to);
-    if (f >= 0 && t >= 0 && column[size_t(f)] >= 0 && !named[size_t(f)] && named[size_t(t)]) column[size_t(f)] = t;
+    if (f >= 0 && t >= 0 && column[size_t(f)] >= 0 && named[size_t(t)]) column[size_t(f)] = t;
   }
   for (int c = 0; c < V; ++c)
     if (column[size_t(c)] >= 0) {

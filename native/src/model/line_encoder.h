@@ -54,8 +54,8 @@ struct LineVision {
   // register rather than through memory (most of the 6,623 characters fold onto one class).
   std::vector<int> ctc_by_class, ctc_class_start;
   // What the reading prior (decode/reading_prior.h) scores: the tokens a reading can show (single characters,
-  // ascending) and the folded class whose column each reads: its own when some CTC class folds onto it, else
-  // its config reading_prior.read_as stand-in's, else "a character we lack" (V + 1).
+  // ascending) and the folded class whose column each reads: its config reading_prior.read_as stand-in's
+  // when it has one, else its own when some CTC class folds onto it, else "a character we lack" (V + 1).
   std::vector<int> shown_tokens, shown_class;
   // The space token where some CTC class folds onto it (-1: none): the greedy readout adds the spaces it
   // nearly read (LineReading::tokens), and the reading draft reads the output's spaces as optional.

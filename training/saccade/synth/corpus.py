@@ -2,6 +2,10 @@
 fortune files. They read like contracts, notices and literature, which is what scanned pages mostly hold.
 Which files are read is pinned (`inputs.py`), the word list's too.
 
+Text crops are English, or German with chance GERMAN_SHARE (German fortunes and word list): a decoder that
+never saw German words writes "Münner" for "Männer", its umlauts guessed from the pixels alone. The share is
+0 unless a run sets it, so every seed generated before it existed still gives the same region.
+
 Characters outside the target vocabulary are transliterated where a plain form exists, otherwise the word
 is dropped, so every passage can be used as a target as is.
 """
@@ -69,14 +73,18 @@ def _passages_of_file(path: str) -> list[list[str]]:
     return _passages_of(_read(path))
 
 
-@functools.lru_cache(maxsize=1)
-def passages() -> tuple[tuple[str, ...], ...]:
-    """All passages as word tuples, in a fixed order."""
-    found = [p for path in inputs.available("prose") for p in _passages_of_file(path)]
+LANGUAGES = {"en": ("prose", "words"), "de": ("prose-de", "words-de")}
+"""Per language, the pinned kinds of its prose and its word list."""
+
+
+@functools.lru_cache(maxsize=None)
+def passages(language: str = "en") -> tuple[tuple[str, ...], ...]:
+    """All passages of a language as word tuples, in a fixed order."""
+    kind = LANGUAGES[language][0]
+    found = [p for path in inputs.available(kind) for p in _passages_of_file(path)]
     unique = list(dict.fromkeys(tuple(p) for p in found))
     if not unique:
-        raise RuntimeError("no prose found on this system (licences, copyright files, fortunes pinned in "
-                           + inputs.PINNED_DIR + ")")
+        raise RuntimeError(f"no {kind} found on this system (the files pinned in {inputs.PINNED_DIR})")
     return tuple(unique)
 
 
@@ -86,18 +94,30 @@ loss from the words before alone; words it cannot guess make it read (a model tr
 still writing licence boilerplate for every image after 29k regions)."""
 
 
+GERMAN_SHARE = 0.0
+"""Share of text crops in German (see the module note)."""
+
+
 def set_unpredictable_share(share: float, _worker_id: int | None = None) -> None:
     """Sets UNPREDICTABLE_SHARE for this process (callable as a data loader's worker_init_fn)."""
     global UNPREDICTABLE_SHARE
     UNPREDICTABLE_SHARE = share
 
 
+def set_german_share(share: float) -> None:
+    """Sets GERMAN_SHARE for this process."""
+    global GERMAN_SHARE
+    GERMAN_SHARE = share
+
+
 def crop_words(rng: random.Random, n: int) -> list[str]:
-    """The `n` words a text crop shows: a prose span (fewer words when its passage is shorter), or
-    (UNPREDICTABLE_SHARE) independent dictionary words with the occasional capital and trailing punctuation."""
+    """The `n` words a text crop shows, in German (GERMAN_SHARE) or English: a prose span (fewer words when
+    its passage is shorter), or (UNPREDICTABLE_SHARE) independent dictionary words with the occasional capital
+    and trailing punctuation."""
+    language = "de" if GERMAN_SHARE > 0 and rng.random() < GERMAN_SHARE else "en"
     if rng.random() >= UNPREDICTABLE_SHARE:
-        return words_span(rng, n)
-    words = dictionary_words()
+        return words_span(rng, n, language=language)
+    words = dictionary_words(language)
     out = []
     for _ in range(n):
         w = rng.choice(words)
@@ -109,25 +129,25 @@ def crop_words(rng: random.Random, n: int) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=1)
-def dictionary_words() -> tuple[str, ...]:
-    text = "".join(_read(path) for path in inputs.available("words"))
+@functools.lru_cache(maxsize=None)
+def dictionary_words(language: str = "en") -> tuple[str, ...]:
+    text = "".join(_read(path) for path in inputs.available(LANGUAGES[language][1]))
     words = [w for w in text.split() if w and all(c in CHARSET for c in w)]
     return tuple(words) or ("document",)
 
 
-@functools.lru_cache(maxsize=1)
-def _cumulative_lengths() -> tuple[int, ...]:
-    return tuple(itertools.accumulate(len(p) for p in passages()))
+@functools.lru_cache(maxsize=None)
+def _cumulative_lengths(language: str) -> tuple[int, ...]:
+    return tuple(itertools.accumulate(len(p) for p in passages(language)))
 
 
-def words_span(rng: random.Random, n: int, sentence_start: bool | None = None) -> list[str]:
+def words_span(rng: random.Random, n: int, sentence_start: bool | None = None, language: str = "en") -> list[str]:
     """`n` consecutive words of one passage (fewer when the passage is shorter).
 
     Passages are drawn in proportion to their length, so long prose outweighs the many short notices. The
     span begins at a sentence when `sentence_start` says so (None: half the time, as line crops do).
     """
-    corpus, cumulative = passages(), _cumulative_lengths()
+    corpus, cumulative = passages(language), _cumulative_lengths(language)
     passage = corpus[bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))]
     if len(passage) <= n:
         return list(passage)

@@ -1,7 +1,7 @@
 """The files the generator reads from the system, pinned so that a seed gives the same region everywhere.
 
-Fonts, licence texts, package copyright notices, fortunes and the word list come from Debian packages under
-/usr/share. Found by walking those folders, they made a seed's region depend on whatever else a machine had
+Fonts, licence texts, package copyright notices, fortunes and the word lists (English, and German for the
+German share of text crops: fortunes-de, wngerman) come from Debian packages under /usr/share. Found by walking those folders, they made a seed's region depend on whatever else a machine had
 installed: a golden text region changed between two machines whose only difference was a few more packages.
 The generator now reads exactly the files listed in `pinned/` (fonts, prose, words), in their order; a listed
 file a machine lacks is left out and counted by `report()`, which every training launch records, so a run
@@ -21,9 +21,11 @@ LICENSE_DIR = "/usr/share/common-licenses"
 DOC_DIR = "/usr/share/doc"
 FORTUNE_DIR = "/usr/share/games/fortunes"
 DICTIONARY = "/usr/share/dict/words"
+GERMAN_FORTUNE_DIR = os.path.join(FORTUNE_DIR, "de")
+GERMAN_DICTIONARY = "/usr/share/dict/ngerman"
 
 PINNED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pinned")
-KINDS = ("fonts", "prose", "words")
+KINDS = ("fonts", "prose", "words", "prose-de", "words-de")
 
 
 def _discover_fonts() -> list[str]:
@@ -45,8 +47,18 @@ def _discover_prose() -> list[str]:
     return licences + sorted(glob.glob(os.path.join(DOC_DIR, "*", "copyright"))) + fortunes
 
 
-DISCOVER = {"fonts": _discover_fonts, "prose": _discover_prose,
-            "words": lambda: [DICTIONARY] if os.path.isfile(DICTIONARY) else []}
+def _discover_german_prose() -> list[str]:
+    """German fortunes (Debian's fortunes-de): anecdotes, proverbs, poems and quotations; not its ASCII art."""
+    return [p for p in sorted(glob.glob(os.path.join(GERMAN_FORTUNE_DIR, "*")))
+            if "." not in os.path.basename(p) and os.path.basename(p) != "asciiart"]
+
+
+def _existing(path: str) -> list[str]:
+    return [path] if os.path.isfile(path) else []
+
+
+DISCOVER = {"fonts": _discover_fonts, "prose": _discover_prose, "words": lambda: _existing(DICTIONARY),
+            "prose-de": _discover_german_prose, "words-de": lambda: _existing(GERMAN_DICTIONARY)}
 
 
 def _list_path(kind: str) -> str:
@@ -82,9 +94,9 @@ def report() -> dict:
     return out
 
 
-def pin() -> None:
+def pin(kinds: tuple[str, ...] = KINDS) -> None:
     os.makedirs(PINNED_DIR, exist_ok=True)
-    for kind in KINDS:
+    for kind in kinds:
         with open(_list_path(kind), "w", encoding="utf-8") as f:
             f.writelines(p + "\n" for p in DISCOVER[kind]())
     available.cache_clear()
