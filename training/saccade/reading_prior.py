@@ -19,7 +19,8 @@ after every commit so that psi(prefix) = 1; a score is then just psi(prefix + c)
   as "any character" instead, the decoder wrote "€" and "ö" over clear readings (scribe lines 2.4% against
   2.1%). An accented letter the dictionary has reads its base letter's column all the same: the encoder
   learnt them from a few Latin lines among Chinese ones and reads a typewritten "ä" as "&" or "ñ" (German
-  typescripts: "M&nner", "zunçhst"), so the prior judges the letter and the decoder its accent.
+  typescripts: "M&nner", "zunçhst"), so the prior judges the letter and the decoder its accent; a typeset
+  quote reads the plain one's column (TYPOGRAPHIC: the encoder reads "’" as "'"), the decoder its curl.
 - Tokens that are not one character (specials, table tags, LaTeX commands) get the floor: the CTC head can
   never show them.
 

@@ -67,7 +67,8 @@ struct ModelConfig {
   int diffusion_block_size;
   // reading_prior.weight: how much the verifier's greedy choices weigh the line encoder's CTC reading
   // (decode/reading_prior.h); 0: the decoder alone. read_as: characters the encoder cannot name or cannot
-  // tell from their base letter -> the one it shows for each (UTF-8).
+  // tell from a plainer one (an accent's base letter, a straight quote) -> the one it shows for each
+  // (UTF-8).
   double reading_prior_weight = 0;
   std::vector<std::pair<std::string, std::string>> reading_prior_read_as;
 };

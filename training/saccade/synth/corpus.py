@@ -141,7 +141,8 @@ def _cumulative_lengths(language: str) -> tuple[int, ...]:
     return tuple(itertools.accumulate(len(p) for p in passages(language)))
 
 
-def words_span(rng: random.Random, n: int, sentence_start: bool | None = None, language: str = "en") -> list[str]:
+def words_span(rng: random.Random, n: int, sentence_start: bool | None = None,
+               language: str = "en") -> list[str]:
     """`n` consecutive words of one passage (fewer when the passage is shorter).
 
     Passages are drawn in proportion to their length, so long prose outweighs the many short notices. The

@@ -1,11 +1,12 @@
 """The files the generator reads from the system, pinned so that a seed gives the same region everywhere.
 
 Fonts, licence texts, package copyright notices, fortunes and the word lists (English, and German for the
-German share of text crops: fortunes-de, wngerman) come from Debian packages under /usr/share. Found by walking those folders, they made a seed's region depend on whatever else a machine had
-installed: a golden text region changed between two machines whose only difference was a few more packages.
-The generator now reads exactly the files listed in `pinned/` (fonts, prose, words), in their order; a listed
-file a machine lacks is left out and counted by `report()`, which every training launch records, so a run
-says whether its data is the pinned one.
+German share of text crops: fortunes-de, wngerman) come from Debian packages under /usr/share. Found by
+walking those folders, they made a seed's region depend on whatever else a machine had installed: a golden
+text region changed between two machines whose only difference was a few more packages. The generator now
+reads exactly the files listed in `pinned/` (fonts, prose, words), in their order; a listed file a machine
+lacks is left out and counted by `report()`, which every training launch records, so a run says whether its
+data is the pinned one.
 
 `training/synth_inputs.py` shows the report, or pins what this machine has (a deliberate change of the
 training data: note it in the run that first uses it).
