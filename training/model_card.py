@@ -287,7 +287,8 @@ def generator_inputs(run_dir):
     if not os.path.exists(path):
         return ""
     rec = [json.loads(l) for l in open(path) if l.strip()][-1]
-    noun = {"fonts": "font", "prose": "prose", "words": "word list"}
+    noun = {"fonts": "font", "prose": "prose", "words": "word list", "prose-de": "German prose",
+            "words-de": "German word list"}
     parts = [f"{r['found']} of {r['pinned']} pinned {noun[kind]} files (digest {r['digest']})" for kind, r in rec.items()
              if kind != "time"]
     return ("\n  Generator inputs (`training/saccade/synth/pinned/`): " + ", ".join(parts) + ".")
