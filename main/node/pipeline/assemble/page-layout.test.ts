@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { Box } from '../../../../common/protocol';
 import type { LayoutRegionGuess } from '../detect/layout-regions';
 import { assemblePage, type FrameLine } from './page-layout';
-import { readingOrder } from './reading-order';
+import { Gutters, readingOrder } from './reading-order';
 
 const H = 20;
 
@@ -91,5 +91,32 @@ test('XY-cut reads a two-column page column by column, after a full-width title'
     { x0: 0, y0: 320, x1: 480, y1: 600 }, // left column, bottom (shares a blank row with the right column)
     { x0: 520, y0: 420, x1: 1000, y1: 600 }, // right column, bottom
   ];
-  assert.deepEqual(readingOrder(boxes, 10), [2, 1, 3, 0, 4]);
+  assert.deepEqual(readingOrder(boxes, Gutters.wide(10)), [2, 1, 3, 0, 4]);
+});
+
+/** Lines H high, 24 px apart, from x0 to x1: a column of justified prose. */
+const column = (x0: number, x1: number, y0: number, n: number): FrameLine[] =>
+  Array.from({ length: n }, (_, i) => ({ x0, y0: y0 + 24 * i, x1, y1: y0 + 24 * i + H }));
+
+test('two columns of prose 12 px apart, under a spanning caption, in one text region are read column by column', () => {
+  const caption = { x0: 100, y0: 60, x1: 700, y1: 80 };
+  const left = column(100, 394, 100, 8);
+  const right = column(406, 700, 100, 8);
+  const blocks = assemblePage([...right, caption, ...left], [region('text', { x0: 95, y0: 55, x1: 705, y1: 300 })]);
+  assert.equal(blocks.length, 1);
+  assert.deepEqual(blocks[0]!.lines, [caption, ...left, ...right]);
+});
+
+test('three columns of prose 3 px apart, which no region claims, are three paragraphs in column order', () => {
+  const cols = [column(100, 397, 100, 10), column(400, 697, 100, 10), column(700, 997, 100, 10)];
+  const blocks = assemblePage([...cols[2]!, ...cols[0]!, ...cols[1]!], []);
+  assert.deepEqual(blocks.map((b) => b.lines), cols);
+});
+
+test('a form\'s short labels beside their aligned values are read row by row, not as columns', () => {
+  const labels = ['Name', 'Date of birth', 'Address', 'Phone', 'Signature'].map((w, i) => ({ x0: 100, y0: 100 + 30 * i, x1: 100 + 12 * w.length, y1: 120 + 30 * i }));
+  const values = labels.map((l) => ({ x0: 270, y0: l.y0, x1: 700, y1: l.y1 }));
+  const blocks = assemblePage([...values, ...labels], [region('text', { x0: 95, y0: 95, x1: 705, y1: 245 })]);
+  assert.equal(blocks.length, 1);
+  assert.deepEqual(blocks[0]!.lines, labels.flatMap((l, i) => [l, values[i]!]));
 });

@@ -7,7 +7,7 @@ import type { Box, LayoutRegion } from '../../../../common/protocol';
 import type { LayoutLabel, LayoutRegionGuess } from '../detect/layout-regions';
 import type { RotatedBox } from '../detect/rotated-box';
 import { boxArea, boxHeight, boxWidth, intersectionArea, median, unionBox } from '../gray-image';
-import { readingOrder } from './reading-order';
+import { Gutters, linesInReadingOrder, readingOrder, sameRow } from './reading-order';
 import { tableGrid, type TableGrid } from './table-grid';
 
 export type BlockKind = LayoutRegion['kind'];
@@ -25,7 +25,10 @@ export interface LayoutBlock {
   kind: BlockKind;
   /** In the upright frame. */
   box: Box;
-  /** Text lines, in reading order (rows top to bottom, left to right within a row); empty for a formula. */
+  /**
+   * Text lines, in reading order (rows top to bottom, left to right within a row, columns of prose one after
+   * the other); empty for a formula.
+   */
   lines: FrameLine[];
   /** Reading order: where the block is written (a figure as an image; its text in blocks of its own after it). */
   order: number | null;
@@ -45,7 +48,6 @@ const PROSE_LINE = 12;
 
 const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
 const horizontalOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
-const sameRow = (a: Box, b: Box) => verticalOverlap(a, b) >= 0.5 * Math.min(boxHeight(a), boxHeight(b));
 
 /**
  * Regions that cover the same ground (a table the detector also calls a figure): the surer one is kept. A
@@ -74,25 +76,14 @@ function tableLike(grid: TableGrid<FrameLine>): boolean {
   return 2 * long < grid.cells.length;
 }
 
-/** Rows top to bottom, each left to right: a row is lines sharing half their height. */
-function inRows(lines: readonly FrameLine[]): FrameLine[] {
-  const rows: FrameLine[][] = [];
-  for (const l of [...lines].sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1))) {
-    const row = rows.find((r) => r.some((o) => sameRow(o, l)));
-    if (row) row.push(l);
-    else rows.push([l]);
-  }
-  return rows.sort((a, b) => Math.min(...a.map((l) => l.y0)) - Math.min(...b.map((l) => l.y0)))
-    .flatMap((r) => r.sort((a, b) => a.x0 - b.x0));
-}
-
 /**
  * Paragraphs of the lines no region claimed: a line joins the one above it when the gap between them is under
  * the smaller line's height, or they overlap by less than half of it (more is one row), they overlap sideways
  * by a third of the narrower, and neither is half again as tall; lines of one row closer than their height
- * join too (the detector cuts a line at a wide space). A column gutter is wider than that, even a newspaper's.
+ * join too (the detector cuts a line at a wide space), unless a gutter between columns of prose parts them (a
+ * newspaper's can be narrower than a line's height).
  */
-function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
+function paragraphs(lines: readonly FrameLine[], gutters: Gutters): FrameLine[][] {
   const parent = lines.map((_, i) => i);
   const find = (a: number): number => (parent[a] === a ? a : (parent[a] = find(parent[a]!)));
   for (let i = 0; i < lines.length; i++) {
@@ -106,7 +97,8 @@ function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
       // The detector's boxes hold a margin above and below the letters: lines of tight leading overlap a little.
       const stacked = !sameRow(a, b) && -verticalOverlap(a, b) < small
         && horizontalOverlap(a, b) >= Math.min(boxWidth(a), boxWidth(b)) / 3;
-      const beside = sameRow(a, b) && -horizontalOverlap(a, b) < small;
+      const [left, right] = a.x0 <= b.x0 ? [a, b] : [b, a];
+      const beside = sameRow(a, b) && -horizontalOverlap(a, b) < small && !gutters.partsProse(left.x1, right.x0);
       if (stacked || beside) parent[find(j)] = find(i);
     }
   }
@@ -121,7 +113,7 @@ function paragraphs(lines: readonly FrameLine[]): FrameLine[][] {
 
 /** The page's blocks in reading order, from the detected lines and regions (all in the upright frame). */
 export function assemblePage(lines: readonly FrameLine[], regions: readonly LayoutRegionGuess[]): LayoutBlock[] {
-  const lineHeight = Math.max(1, median(lines.map(boxHeight)));
+  const gutters = Gutters.ofProse(lines, Math.max(1, median(lines.map(boxHeight))));
   const kept = distinctRegions(regions);
   const members = new Map<LayoutRegionGuess, FrameLine[]>(kept.map((r) => [r, []]));
   const free: FrameLine[] = [];
@@ -143,7 +135,7 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
     const grid = kind === 'table' ? tableGrid(own) : null;
     // Prose the detector took for a table (a newspaper's columns) is read as prose.
     if (grid && !tableLike(grid)) {
-      blocks.push(...paragraphs(own).map(textBlock));
+      blocks.push(...paragraphs(own, gutters).map((p) => textBlock(p, gutters)));
       continue;
     }
     // A region's box is the detector's guess; where it holds lines, theirs is exact (and keeps a narrow gutter
@@ -153,23 +145,23 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
     else if (kind === 'figure') {
       const figure: LayoutBlock = { kind, box: region.box, lines: [], order: null };
       blocks.push(figure);
-      inside.set(figure, ordered(paragraphs(own).map(textBlock), lineHeight));
-    } else blocks.push({ kind, box, lines: kind === 'formula' ? [] : inRows(own), order: null });
+      inside.set(figure, ordered(paragraphs(own, gutters).map((p) => textBlock(p, gutters)), gutters));
+    } else blocks.push({ kind, box, lines: kind === 'formula' ? [] : linesInReadingOrder(own, gutters), order: null });
   }
-  blocks.push(...paragraphs(free).map(textBlock));
+  blocks.push(...paragraphs(free, gutters).map((p) => textBlock(p, gutters)));
   const rank = (b: LayoutBlock) => (b.kind === 'header' ? 0 : b.kind === 'footer' ? 2 : 1);
-  const result = ordered(blocks, lineHeight).sort((a, b) => rank(a) - rank(b)).flatMap((b) => [b, ...(inside.get(b) ?? [])]);
+  const result = ordered(blocks, gutters).sort((a, b) => rank(a) - rank(b)).flatMap((b) => [b, ...(inside.get(b) ?? [])]);
   result.forEach((b, n) => (b.order = n));
   return result;
 }
 
-function textBlock(lines: FrameLine[]): LayoutBlock {
-  return { kind: 'text', box: lines.reduce<Box>(unionBox, lines[0]!), lines: inRows(lines), order: null };
+function textBlock(lines: FrameLine[], gutters: Gutters): LayoutBlock {
+  return { kind: 'text', box: lines.reduce<Box>(unionBox, lines[0]!), lines: linesInReadingOrder(lines, gutters), order: null };
 }
 
 /** Blocks in reading order (XY-cut over their boxes). */
-function ordered(blocks: LayoutBlock[], lineHeight: number): LayoutBlock[] {
-  return readingOrder(blocks.map((b) => b.box), lineHeight).map((i) => blocks[i]!);
+function ordered(blocks: LayoutBlock[], gutters: Gutters): LayoutBlock[] {
+  return readingOrder(blocks.map((b) => b.box), gutters).map((i) => blocks[i]!);
 }
 
 /** A page known to be one table (a table crop): its grid from every line, nothing else looked for. */
