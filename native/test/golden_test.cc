@@ -173,7 +173,7 @@ TEST(golden_line_encoder_matches_reference) {
 TEST(golden_line_encoder_in_bf16_reads_as_the_reference) {
   Golden* g = golden();
   if (!g->model->line) throw sctest::Skip("the checkpoint has no line encoder");
-  if (!cpu::best_kernels().gemm_bf16_pairs) throw sctest::Skip("this CPU does not multiply bf16 pairs natively");
+  if (!cpu::best_kernels().gemm_bf16_pairs) throw sctest::Skip("the engine runs fp32 here: this CPU lacks bf16 pair products or they are slower than fp32");
   LoadOptions lo;
   lo.backend.threads = 2;
   lo.backend.name = "cpu";

@@ -10,20 +10,11 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "util/cpu_features.h"
 #include "util/half.h"
 #include "util/thread_pool.h"
 
 namespace saccade {
 namespace cpu {
-
-const Kernels& best_kernels(bool bf16_pairs) {
-  const CpuFeatures& f = cpu_features();
-  if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
-  if (f.avx512f && f.fma && f.f16c) return f.avx512bf16 && bf16_pairs ? kernels_avx512_bf16() : kernels_avx512();
-  if (f.avx2 && f.fma && f.f16c) return kernels_avx2();
-  return kernels_generic();
-}
 
 namespace {
 
