@@ -7,7 +7,7 @@ import type { Box, LayoutRegion } from '../../../../common/protocol';
 import type { LayoutLabel, LayoutRegionGuess } from '../detect/layout-regions';
 import type { RotatedBox } from '../detect/rotated-box';
 import { boxArea, boxHeight, boxWidth, intersectionArea, median, unionBox } from '../gray-image';
-import { Gutters, linesInReadingOrder, readingOrder, sameRow } from './reading-order';
+import { Gutters, linesInReadingOrder, readingOrder, sameRow, verticalOverlap } from './reading-order';
 import { tableGrid, type TableGrid } from './table-grid';
 
 export type BlockKind = LayoutRegion['kind'];
@@ -46,7 +46,6 @@ const INSIDE = 0.6;
 /** A line of prose, thirty or more characters, is at least this many times as long as it is high. */
 const PROSE_LINE = 12;
 
-const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
 const horizontalOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
 
 /**

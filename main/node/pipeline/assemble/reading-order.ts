@@ -16,7 +16,7 @@ const GUTTER_ROWS = 3;
  */
 const PROSE_FILL = 0.75;
 
-const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+export const verticalOverlap = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
 
 /** Two boxes are one row when they share half the smaller one's height. */
 export const sameRow = (a: Box, b: Box) => verticalOverlap(a, b) >= 0.5 * Math.min(boxHeight(a), boxHeight(b));
