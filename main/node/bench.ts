@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     return { seconds: s, gflops: round((2 * shape.params * w + attnFlops) / s / 1e9, 2), gbs: round((4 * shape.params + kvBytes) / s / 1e9, 2) };
   };
 
-  const sgemmPeak = sgemmGflops();
+  const sgemmPeak = await sgemmGflops(addon.info().threads);
   const fp32 = await addon.loadModel(modelDir, { reducedPrecision: false });
   const lineEncoder = await lineEncoderSection({
     model, fp32, modelDir, regions, passes: args.passes, threads: addon.info().threads, cpuKernels: addon.info().cpuKernels,
