@@ -26,7 +26,7 @@ std::vector<float> randv(size_t n, uint64_t seed) {
 void check_gemm(const cpu::Kernels& k) {
   // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel, and N = 157 runs
   // whole panel blocks and then each narrower tile.
-  for (int M : {11, 8})
+  for (int M : {11, 8, 40})
     for (int K : {1, 7, 8, 37, 64, 200})
       for (int N : {29, 157}) {
         const int panels = (N + k.panel - 1) / k.panel;
@@ -58,7 +58,7 @@ void check_gemm(const cpu::Kernels& k) {
 // in fp32 (every product of two bf16 numbers is exact in fp32, so only the sums round), and every row the same
 // whatever the rows around it.
 void check_bf16_pairs(const cpu::Kernels& k) {
-  for (int M : {11, 8})
+  for (int M : {11, 8, 40})
     for (int K : {1, 7, 8, 37, 64, 200})
       for (int N : {29, 157}) {
         const int panels = (N + k.panel - 1) / k.panel, pairs = (K + 1) / 2;
@@ -102,6 +102,15 @@ TEST(bf16_pair_products_match_their_arithmetic_and_are_width_independent) {
     return;
   }
   check_bf16_pairs(cpu::kernels_avx512_bf16());
+}
+
+// The same products on AMX tiles, wherever the CPU has them and the OS grants their state.
+TEST(amx_pair_products_match_their_arithmetic_and_are_width_independent) {
+  if (!cpu::amx_usable()) {
+    std::printf("  (skipped: this CPU or its OS offers no AMX tiles for bf16)\n");
+    return;
+  }
+  check_bf16_pairs(cpu::kernels_amx());
 }
 
 TEST(gemm_generic_matches_reference_and_is_width_independent) { check_gemm(cpu::kernels_generic()); }

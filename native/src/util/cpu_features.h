@@ -3,7 +3,7 @@
 namespace saccade {
 
 struct CpuFeatures {
-  bool avx2 = false, fma = false, f16c = false, avx512f = false, avx512bf16 = false;
+  bool avx2 = false, fma = false, f16c = false, avx512f = false, avx512bf16 = false, amx_bf16 = false;
 };
 
 const CpuFeatures& cpu_features();

@@ -152,12 +152,12 @@ class CpuBackend final : public Backend {
       pool_.parallel_for(M, chunk_grain(M, 8 * int64_t(K)), [&](int mb, int me) {
         k_.round_to_bf16_pairs(x + size_t(mb) * K, me - mb, K, xb.get() + size_t(mb) * 2 * pairs);
       });
-      for_each_tile(M, N, pairs, [&](int m0, int rows, int pb, int pe) {
+      for_each_tile(M, N, pairs, k_.pairs_row_block, k_.pairs_panel_block, [&](int m0, int rows, int pb, int pe) {
         k_.gemm_bf16_pairs(xb.get() + size_t(m0) * 2 * pairs, rows, pairs, wh, bias, y + size_t(m0) * N, N, pb, pe);
       });
       return;
     }
-    for_each_tile(M, N, K, [&](int m0, int rows, int pb, int pe) {
+    for_each_tile(M, N, K, k_.row_block, k_.panel_block, [&](int m0, int rows, int pb, int pe) {
       const float* xr = x + size_t(m0) * K;
       float* yr = y + size_t(m0) * N;
       switch (w.format) {
@@ -169,21 +169,21 @@ class CpuBackend final : public Backend {
     });
   }
 
-  // Runs tile(m0, rows, p_begin, p_end) over an M x N GEMM whose tiles cost `steps` vector multiply-adds a
-  // row and panel. Threads take whole kernel tiles (a block of rows by a block of panels), so no chunk boundary
+  // Runs tile(m0, rows, p_begin, p_end) over an M x N GEMM whose tiles (row_block rows by panel_block panels)
+  // cost `steps` vector multiply-adds a row and panel. Threads take whole kernel tiles, so no chunk boundary
   // splits a tile into narrower, slower ones; a single-token forward's small layers stay on this thread.
   template <class Tile>
-  void for_each_tile(int M, int N, int steps, Tile&& tile) {
+  void for_each_tile(int M, int N, int steps, int row_block, int panel_block, Tile&& tile) {
     const int panels = (N + k_.panel - 1) / k_.panel;
-    const int row_blocks = (M + k_.row_block - 1) / k_.row_block;
-    const int panel_blocks = (panels + k_.panel_block - 1) / k_.panel_block;
-    const int64_t tile_work = int64_t(std::min(M, k_.row_block)) * steps * k_.panel * k_.panel_block;
+    const int row_blocks = (M + row_block - 1) / row_block;
+    const int panel_blocks = (panels + panel_block - 1) / panel_block;
+    const int64_t tile_work = int64_t(std::min(M, row_block)) * steps * k_.panel * std::min(panels, panel_block);
     const int tiles = row_blocks * panel_blocks;
     pool_.parallel_for(tiles, chunk_grain(tiles, tile_work), [&](int ub, int ue) {
       for (int u = ub; u < ue; ++u) {
-        const int m0 = u / panel_blocks * k_.row_block, rows = std::min(M - m0, k_.row_block);
-        const int pb = u % panel_blocks * k_.panel_block;
-        tile(m0, rows, pb, std::min(panels, pb + k_.panel_block));
+        const int m0 = u / panel_blocks * row_block, rows = std::min(M - m0, row_block);
+        const int pb = u % panel_blocks * panel_block;
+        tile(m0, rows, pb, std::min(panels, pb + panel_block));
       }
     });
   }

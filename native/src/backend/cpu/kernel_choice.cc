@@ -1,8 +1,9 @@
 // Which kernels the CPU backend runs: the widest instruction set cpuid offers, and the bf16 pair products only
 // where they pay. Having the instruction is not enough: VDPBF16PS does 32 multiply-adds to an fp32 FMA's 16
 // on paper, and on a Zen 4 the line encoder's pointwise GEMMs ran twice as fast with it, while a Sapphire
-// Rapids guest ran them 1.3-1.6 times slower than fp32 (docs/decisions/0036). So the choice is measured, once
-// per process, on a GEMM of the line encoder's shape.
+// Rapids guest ran them 1.3-1.6 times slower than fp32 (docs/decisions/0036), and its AMX tiles faster than
+// either (docs/decisions/0037). So the choice is measured, once per process, on a GEMM of the line encoder's
+// shape.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -33,31 +34,56 @@ double fastest_ms(int repetitions, const Run& run) {
   return best;
 }
 
-// A pointwise convolution of the line encoder's middle stages: 240 positions, 240 channels in and out.
-bool bf16_pairs_pay(const Kernels& fp32, const Kernels& bf16) {
-  constexpr int M = 240, K = 240, N = 240, pairs = (K + 1) / 2;
-  std::mt19937 rng(1);
-  std::normal_distribution<float> normal;
-  std::vector<float> x(size_t(M) * K), w(size_t(N) * K), y(size_t(M) * N);
-  for (float& v : x) v = normal(rng);
-  for (float& v : w) v = normal(rng);
-  const int panels = (N + fp32.panel - 1) / fp32.panel;
-  std::vector<float> wf(size_t(panels) * fp32.panel * K);
-  fp32.pack(w.data(), N, K, wf.data());
-  std::vector<uint16_t> wb(size_t(panels) * bf16.panel * 2 * pairs), xb(size_t(M) * 2 * pairs);
-  bf16.pack_bf16_pairs(w.data(), N, K, wb.data());
-  const double f = fastest_ms(5, [&] {
-    for (int m0 = 0; m0 < M; m0 += fp32.row_block)
-      fp32.gemm(x.data() + size_t(m0) * K, std::min(fp32.row_block, M - m0), K, wf.data(), nullptr,
-                y.data() + size_t(m0) * N, N, 0, panels);
-  });
-  const double b = fastest_ms(5, [&] {
-    bf16.round_to_bf16_pairs(x.data(), M, K, xb.data());
-    for (int m0 = 0; m0 < M; m0 += bf16.row_block)
-      bf16.gemm_bf16_pairs(xb.data() + size_t(m0) * 2 * pairs, std::min(bf16.row_block, M - m0), pairs, wb.data(),
-                           nullptr, y.data() + size_t(m0) * N, N, 0, panels);
-  });
-  return b <= kBf16MustTake * f;
+// A pointwise convolution of the line encoder's middle stages (240 positions, 240 channels in and out): the
+// fp32 kernels' time and each bf16 pair kernel set's, fastest of 5 on one thread.
+struct Probe {
+  static constexpr int M = 240, K = 240, N = 240, pairs = (K + 1) / 2;
+  std::vector<float> x, w, y;
+  Probe() : x(size_t(M) * K), w(size_t(N) * K), y(size_t(M) * N) {
+    std::mt19937 rng(1);
+    std::normal_distribution<float> normal;
+    for (float& v : x) v = normal(rng);
+    for (float& v : w) v = normal(rng);
+  }
+  double fp32_ms(const Kernels& k) {
+    const int panels = (N + k.panel - 1) / k.panel;
+    std::vector<float> wf(size_t(panels) * k.panel * K);
+    k.pack(w.data(), N, K, wf.data());
+    return fastest_ms(5, [&] {
+      for (int m0 = 0; m0 < M; m0 += k.row_block)
+        k.gemm(x.data() + size_t(m0) * K, std::min(k.row_block, M - m0), K, wf.data(), nullptr,
+               y.data() + size_t(m0) * N, N, 0, panels);
+    });
+  }
+  double pairs_ms(const Kernels& k) {
+    const int panels = (N + k.panel - 1) / k.panel;
+    std::vector<uint16_t> wb(size_t(panels) * k.panel * 2 * pairs), xb(size_t(M) * 2 * pairs);
+    k.pack_bf16_pairs(w.data(), N, K, wb.data());
+    return fastest_ms(5, [&] {
+      k.round_to_bf16_pairs(x.data(), M, K, xb.data());
+      for (int m0 = 0; m0 < M; m0 += k.pairs_row_block)
+        for (int p0 = 0; p0 < panels; p0 += k.pairs_panel_block)
+          k.gemm_bf16_pairs(xb.data() + size_t(m0) * 2 * pairs, std::min(k.pairs_row_block, M - m0), pairs, wb.data(),
+                            nullptr, y.data() + size_t(m0) * N, N, p0, std::min(panels, p0 + k.pairs_panel_block));
+    });
+  }
+};
+
+// The fastest bf16 pair kernels this CPU has, where they take at most kBf16MustTake of fp32's time; else fp32.
+const Kernels& measured_avx512(const CpuFeatures& f) {
+  if (!f.avx512bf16) return kernels_avx512();
+  Probe probe;
+  const double fp32 = probe.fp32_ms(kernels_avx512());
+  const Kernels* best = &kernels_avx512_bf16();
+  double best_ms = probe.pairs_ms(*best);
+  if (amx_usable()) {
+    const double amx = probe.pairs_ms(kernels_amx());
+    if (amx < best_ms) {
+      best = &kernels_amx();
+      best_ms = amx;
+    }
+  }
+  return best_ms <= kBf16MustTake * fp32 ? *best : kernels_avx512();
 }
 
 }  // namespace
@@ -66,8 +92,8 @@ const Kernels& best_kernels(bool bf16_pairs) {
   const CpuFeatures& f = cpu_features();
   if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
   if (f.avx512f && f.fma && f.f16c) {
-    static const bool pay = f.avx512bf16 && bf16_pairs_pay(kernels_avx512(), kernels_avx512_bf16());
-    return bf16_pairs && pay ? kernels_avx512_bf16() : kernels_avx512();
+    static const Kernels& measured = measured_avx512(f);
+    return bf16_pairs ? measured : kernels_avx512();
   }
   if (f.avx2 && f.fma && f.f16c) return kernels_avx2();
   return kernels_generic();

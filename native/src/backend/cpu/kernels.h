@@ -15,6 +15,9 @@ struct Kernels {
   // along these keeps every tile whole.
   int row_block;
   int panel_block;
+  // The same for gemm_bf16_pairs, whose tile may be another shape (AMX's: 32 rows by every panel).
+  int pairs_row_block;
+  int pairs_panel_block;
   // Packs w[N, K] (torch layout) into ceil(N / panel) panels of [K][panel], the last one zero-padded; the
   // _f16 and _bf16 variants store fp16 or bf16 (exact only for weights that are such numbers).
   void (*pack)(const float* w, int N, int K, float* packed);
@@ -57,7 +60,10 @@ const Kernels& kernels_generic();
 const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
 const Kernels& kernels_avx512_bf16();  // kernels_avx512() with the bf16 pair products
-// AVX-512 (with the bf16 pair products where wanted, present and measured faster than fp32 here) > AVX2 >
+const Kernels& kernels_amx();          // kernels_avx512_bf16() with the pair products on AMX tiles
+bool amx_usable();                      // cpuid lists AMX BF16 and the OS grants this process its tile state
+// AVX-512 (with the bf16 pair products, on AMX tiles or AVX-512 BF16, where wanted, present and measured faster
+// than fp32 here) > AVX2 >
 // generic by cpuid; SACCADE_CPU_GENERIC=1 forces the portable kernels.
 const Kernels& best_kernels(bool bf16_pairs = true);
 

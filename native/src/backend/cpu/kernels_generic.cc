@@ -97,7 +97,7 @@ namespace saccade::cpu {
 #include "backend/cpu/kernels_impl.inl"
 
 const Kernels& kernels_generic() {
-  static const Kernels k{"generic", false, Vec::L, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
+  static const Kernels k{"generic", false, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_group, depthwise_rows, affine_hardswish,
                         silu_mul};
   return k;
