@@ -26,7 +26,7 @@ std::vector<float> randv(size_t n, uint64_t seed) {
 void check_gemm(const cpu::Kernels& k) {
   // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel, and N = 157 runs
   // whole panel blocks and then each narrower tile.
-  for (int M : {11, 8, 40})
+  for (int M : {11, 8})
     for (int K : {1, 7, 8, 37, 64, 200})
       for (int N : {29, 157}) {
         const int panels = (N + k.panel - 1) / k.panel;
@@ -56,7 +56,7 @@ void check_gemm(const cpu::Kernels& k) {
 
 // The bf16 pair products: x and w rounded to the nearest bf16, each output its bias plus the products summed
 // in fp32 (every product of two bf16 numbers is exact in fp32, so only the sums round), and every row the same
-// whatever the rows around it.
+// whatever the rows around it. M = 40 adds a whole 32-row AMX block and a partial one.
 void check_bf16_pairs(const cpu::Kernels& k) {
   for (int M : {11, 8, 40})
     for (int K : {1, 7, 8, 37, 64, 200})

@@ -63,8 +63,7 @@ const Kernels& kernels_avx512_bf16();  // kernels_avx512() with the bf16 pair pr
 const Kernels& kernels_amx();          // kernels_avx512_bf16() with the pair products on AMX tiles
 bool amx_usable();                      // cpuid lists AMX BF16 and the OS grants this process its tile state
 // AVX-512 (with the bf16 pair products, on AMX tiles or AVX-512 BF16, where wanted, present and measured faster
-// than fp32 here) > AVX2 >
-// generic by cpuid; SACCADE_CPU_GENERIC=1 forces the portable kernels.
+// than fp32 here) > AVX2 > generic by cpuid; SACCADE_CPU_GENERIC=1 forces the portable kernels.
 const Kernels& best_kernels(bool bf16_pairs = true);
 
 }  // namespace saccade::cpu
