@@ -8,6 +8,7 @@ import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engi
 import type { NativeModel } from '../native-addon';
 import type { BenchRegion } from './bench-regions';
 import { keepFastest, meanScore, runConfig, sum, type ConfigOutcome } from './run-config';
+import { loadOnnxruntime, type Ort } from './onnxruntime';
 
 interface EncoderConfig {
   stem_channels: number;
@@ -57,16 +58,6 @@ const READ: DecodeOptions = { ...ENCODE_ONLY, maxNewTokens: 256 };
 /** One pass of the engine's encode stage over the lines. */
 function encodePass(model: NativeModel, lines: BenchRegion[]): Promise<ConfigOutcome> {
   return runConfig(model, lines, 'encode', ENCODE_ONLY);
-}
-
-type Ort = typeof import('onnxruntime-node');
-
-async function loadOnnxruntime(): Promise<Ort | null> {
-  try {
-    return await import('onnxruntime-node');
-  } catch {
-    return null;
-  }
 }
 
 /**
