@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { GrayImage } from './pipeline/gray-image';
 import { DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions, type DecodeResult, type EngineEvent, type EngineInfo, type RegionInput } from '../../common/engine-types';
 
 export interface NativeModel {
@@ -54,6 +55,10 @@ export interface NativeAddon {
    */
   loadModel(dir: string, opts?: { threads?: number; backend?: string; reducedPrecision?: boolean }): Promise<NativeModel>;
   loadPageAnalysis(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativePageAnalysis>;
+  /** The page pipeline's pixel work (native/src/page/gray_image.h); each returns a new image. */
+  resampleGray(image: GrayImage, width: number, height: number): GrayImage;
+  blur3Gray(image: GrayImage, centre: number, side: number): GrayImage;
+  sampleRectGray(page: GrayImage, rect: { cx: number; cy: number; width: number; height: number; ux: number; uy: number }, width: number, height: number): GrayImage;
 }
 
 /** Project root in development, the app's resources folder when packaged. */
@@ -70,12 +75,17 @@ export function addonPath(): string {
   return join(resourceRoot(), 'native', 'build', 'Release', 'saccade.node');
 }
 
+let loaded: NativeAddon | null = null;
+
+/** The native engine, loaded once per process (the page pipeline calls into it for every line's pixels). */
 export function loadAddon(): NativeAddon {
+  if (loaded) return loaded;
   const path = addonPath();
   if (!existsSync(path)) {
     throw new Error(`The native engine is not built (${path} is missing): run 'npm run build:native'.`);
   }
-  return createRequire(__filename)(path) as NativeAddon;
+  loaded = createRequire(__filename)(path) as NativeAddon;
+  return loaded;
 }
 
 /** The most threads loadModel takes (binding/addon.cc refuses more): beyond that they only starve the machine. */

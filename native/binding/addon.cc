@@ -11,6 +11,7 @@
 #include "engine_info.h"
 #include "events_js.h"
 #include "model/line_encoder.h"
+#include "gray_image_js.h"
 #include "page_analysis_js.h"
 
 namespace saccade::js {
@@ -194,6 +195,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, Info));
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
   init_page_analysis(env, exports);
+  init_gray_image(env, exports);
   return exports;
 }
 

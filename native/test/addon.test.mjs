@@ -147,6 +147,19 @@ test('numbers no 32-bit integer holds, and more threads than twice the hardware 
   model.close();
 });
 
+test('the pixel functions refuse images that are not what they say, and sizes no page needs, before any work', () => {
+  const img = { width: 4, height: 2, data: new Uint8Array(8) };
+  assert.equal(addon.resampleGray(img, 2, 1).data.length, 2);
+  assert.throws(() => addon.resampleGray({ ...img, data: new Uint8Array(7) }, 2, 1), /width x height grey values/);
+  assert.throws(() => addon.resampleGray({ ...img, data: new Float32Array(8) }, 2, 1), /must be a Uint8Array/);
+  assert.throws(() => addon.resampleGray(img, 0, 1), /output width must be a whole number/);
+  assert.throws(() => addon.resampleGray(img, 65536, 65536), /too large/);
+  assert.throws(() => addon.blur3Gray(img, NaN, 0.2), /centre must be a finite number/);
+  assert.throws(() => addon.blur3Gray(img, 0.9, 0.2), /blur weights must be nonnegative and sum to at most 1/);
+  assert.throws(() => addon.sampleRectGray(img, { cx: 1, cy: 1, width: 2, height: 2, ux: 1, uy: Infinity }, 2, 2), /uy must be a finite number/);
+  assert.throws(() => addon.sampleRectGray(img, null, 2, 2), TypeError);
+});
+
 test('benchmark measures forward cost per width', async () => {
   const model = await addon.loadModel(modelDir, { threads: 2 });
   const b = await model.benchmark({ widths: [1, 8, 33], context: 64, repeats: 1 });

@@ -204,6 +204,16 @@ std::vector<ConvNetMap> ConvNet::forward(const float* input, int H, int W) const
   const auto mismatch = [&](const std::string& what) {
     return EngineError(name_ + ": " + what + " (input " + std::to_string(H) + " x " + std::to_string(W) + ")");
   };
+  // An elementwise op writes over its first input where nothing reads that input after it (most of a
+  // network's residual adds and activations): no copy, and no fresh pages to fault in.
+  const auto in_place = [&](size_t i, const Dims& d) {
+    const std::vector<int>& in = ops_[i].in;
+    const int first = in[0];
+    if (last_use_[size_t(first)] == int(i) && std::count(in.begin(), in.end(), first) == 1) return std::move(v[size_t(first)]);
+    Buffer y(&be_, d.size(), Contents::Undefined);
+    be_.copy(y.data(), v[size_t(first)].data(), d.size());
+    return y;
+  };
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
     const Dims a = dims[size_t(op.in[0])];
@@ -260,15 +270,13 @@ std::vector<ConvNetMap> ConvNet::forward(const float* input, int H, int W) const
         const Dims b = dims[size_t(op.in[1])];
         if (op.kind == Kind::Add ? (b.H != a.H || b.W != a.W) : (b.H != 1 || b.W != 1))
           throw mismatch(op.kind == Kind::Add ? "added maps differ in size" : "a gate is not one value per channel");
-        y = Buffer(&be_, d.size(), Contents::Undefined);
-        be_.copy(y.data(), x, d.size());
+        y = in_place(i, d);
         if (op.kind == Kind::Add) be_.add(y.data(), v[size_t(op.in[1])].data(), d.size());
         else be_.scale_columns(y.data(), a.H * a.W, a.C, v[size_t(op.in[1])].data(), op.residual ? 1.0f : 0.0f);
         break;
       }
       case Kind::Activation:
-        y = Buffer(&be_, d.size(), Contents::Undefined);
-        be_.copy(y.data(), x, d.size());
+        y = in_place(i, d);
         activate(op, y.data(), d.size());
         break;
     }

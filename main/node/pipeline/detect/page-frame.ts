@@ -3,6 +3,7 @@
 // boxes; pixels are always sampled from the source page, so nothing is resampled twice.
 import type { Box } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
+import { loadAddon } from '../../native-addon';
 import { boundsOf, corners, type Point, type RotatedBox } from './rotated-box';
 
 export class PageFrame {
@@ -55,40 +56,13 @@ export class PageFrame {
   }
 }
 
-/** The page's grey value at a point (pixel centres at integers), paper white outside it. */
-function bilinear(page: GrayImage, x: number, y: number): number {
-  const x0 = Math.floor(x);
-  const y0 = Math.floor(y);
-  const fx = x - x0;
-  const fy = y - y0;
-  const { width, height, data } = page;
-  if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
-    const i = y0 * width + x0;
-    const top = data[i]! + (data[i + 1]! - data[i]!) * fx;
-    const bottom = data[i + width]! + (data[i + width + 1]! - data[i + width]!) * fx;
-    return Math.round(top + (bottom - top) * fy);
-  }
-  const at = (xx: number, yy: number) => (xx < 0 || yy < 0 || xx >= width || yy >= height ? 255 : data[yy * width + xx]!);
-  const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-  const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
-  return Math.round(top * (1 - fy) + bottom * fy);
-}
-
 /**
  * The pixels of a rotated rectangle of the page, read along `angle` (its width along the text), at width x
  * height (by default the page's own pixel size): an upright image of a line however it was set on the page.
+ * Bilinear, pixel centres at integers, paper white outside the page (native/src/page/gray_image.h).
  */
 export function sampleRotated(page: GrayImage, box: RotatedBox, angle: number,
   width = Math.max(1, Math.round(box.width)), height = Math.max(1, Math.round(box.height))): GrayImage {
-  const ux = Math.cos(angle);
-  const uy = Math.sin(angle);
-  const out = new Uint8Array(width * height);
-  for (let j = 0; j < height; j++) {
-    const t = ((j + 0.5) / height - 0.5) * box.height;
-    for (let i = 0; i < width; i++) {
-      const s = ((i + 0.5) / width - 0.5) * box.width;
-      out[j * width + i] = bilinear(page, box.cx + s * ux - t * uy - 0.5, box.cy + s * uy + t * ux - 0.5);
-    }
-  }
-  return { width, height, data: out };
+  const rect = { cx: box.cx, cy: box.cy, width: box.width, height: box.height, ux: Math.cos(angle), uy: Math.sin(angle) };
+  return loadAddon().sampleRectGray(page, rect, width, height);
 }

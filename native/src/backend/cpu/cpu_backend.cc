@@ -271,7 +271,12 @@ class CpuBackend final : public Backend {
   }
 
   void relu(float* x, size_t n) override {
-    for (size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f);
+    constexpr int kChunk = 1 << 14;
+    const int chunks = int((n + kChunk - 1) / kChunk);
+    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
+      const size_t end = std::min(n, size_t(ce) * kChunk);
+      for (size_t i = size_t(cb) * kChunk; i < end; ++i) x[i] = std::max(x[i], 0.0f);
+    });
   }
 
   void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y) override {
