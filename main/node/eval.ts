@@ -201,7 +201,7 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
     tally.boxes.fits += h.fits;
     tally.boxes.total += h.total;
   }
-  // A word is on the page as printed, or made whole across a line end (as the Markdown writes it).
+  // A word is on the page as printed, or made whole across a line end (as a reader who reflows the text would).
   const truthText = item.truthWords ? item.truthWords.map((w) => w.text).join(' ') : item.truth;
   // SROIE's transcripts are in capitals: its words are compared without case, as its word F1 is.
   const fold = item.dataset === 'sroie' ? (s: string) => s.toLowerCase() : (s: string) => s;

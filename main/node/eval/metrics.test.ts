@@ -16,8 +16,8 @@ test('word F1 ignores order and counts repeated words once each', () => {
   assert.equal(poolScores([wordScore('a b', 'a b'), wordScore('', 'c d')]).recall, 0.5);
 });
 
-test('a word broken across a line end is one word once joined, in any alphabet', () => {
-  assert.equal(joinHyphenated('be-\ngonnen and Schlä-\ngen, but well-\nKnown stays'), 'begonnen and Schlägen, but well-\nKnown stays');
+test('a word broken across a line end is one word once joined, in any alphabet, a line end or a space after its hyphen', () => {
+  assert.equal(joinHyphenated('be-\ngonnen and Schlä- gen, but well-\nKnown and e-mail stay'), 'begonnen and Schlägen, but well-\nKnown and e-mail stay');
 });
 
 test('Markdown marks do not count as words', () => {

@@ -8,9 +8,9 @@ function assembleMarkdown(pages: RecognisedRegion[][], indices = pages.map((_, i
   return pages.map((regions, i) => writer.page(indices[i]!, regions)).join('');
 }
 
-test('lines of a paragraph join with spaces, and end-of-line hyphens are undone', () => {
-  assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ']), 'The recogniser reads single lines.');
-  assert.equal(joinLines(['state-of-the-', 'Art']), 'state-of-the- Art');
+test('lines of a paragraph join with one space, and a hyphen at a line end stays as printed', () => {
+  assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ', '']), 'The recog- niser reads single lines.');
+  assert.equal(joinLines(['a well-', 'known fact']), 'a well- known fact');
 });
 
 test('regions become Markdown in reading order: header, heading, paragraph, list, table, formula, figure, footer; pages are separated', () => {

@@ -18,17 +18,13 @@ export interface RecognisedRegion {
 const LIST_MARKER = /^(?:[•·▪‣◦●○■□➢►*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
 const ORDERED_MARKER = /^\(?(\d{1,3})[.)]\s+/;
 
-/** Joins the lines of one block into running text, undoing end-of-line hyphenation. */
+/**
+ * Joins the lines of one block into running text, one space between lines. A hyphen at a line end stays as
+ * printed: whether it splits one word ("be-" / "loved") or ends a compound ("well-" / "known") is the reader's
+ * call, and the writer does not make it (docs/decisions/0038-line-end-hyphens-as-printed.md).
+ */
 export function joinLines(lines: string[]): string {
-  let out = '';
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (!line) continue;
-    if (!out) out = line;
-    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(line)) out = out.slice(0, -1) + line;
-    else out += ' ' + line;
-  }
-  return out;
+  return lines.map((l) => l.trim()).filter(Boolean).join(' ');
 }
 
 /** Splits a block's lines into list items when its lines start with bullets or numbers; null if it is prose. */
