@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   });
   fp32.close();
   const pages = args.pages > 0
-    ? await pageSection(model, args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, (line) => console.log(line))
+    ? await pageSection(model, args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line))
     : null;
 
   const report = {

@@ -1,17 +1,25 @@
 // The benchmark's page section: what a user waits for. The product's own page pipeline (page analysis on the
-// pretrained detectors, line crops in two views, regions decoded in batches) reads whole real pages in AR and
-// in self-spec with the automatic block size, the two modes one after the other on each page so that both see
-// the machine in the same state; pages/s, the engine's stages as the CLI reports them, and whether the
-// Markdown is the same.
+// pretrained detectors, line crops in two views, regions decoded in batches) reads whole real pages in AR, in
+// self-spec with the automatic block size and in AR with the visual fixation pruning image tokens, the runs one
+// after the other on each page so that all see the machine in the same state; pages/s, the engine's stages as
+// the CLI reports them, word F1 against the page's truth, and whether the Markdown is the same as AR's.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engine-types';
 import { loadDatasets, type EvalItem } from '../eval/datasets';
+import { markdownPlainText, poolScores, wordScore, type WordScore } from '../eval/text-metrics';
 import type { NativeModel } from '../native-addon';
 import { decodeDocument, openDocument } from '../pipeline';
 
-const MODES = ['ar', 'spec'] as const;
+const MODES = ['ar', 'spec', 'ar_pruned'] as const;
 type PageMode = (typeof MODES)[number];
+
+/** The decode options of each run; keepRatio: the share of image tokens a pruned run's other layers attend to. */
+function modeOptions(mode: PageMode, keepRatio: number): DecodeOptions {
+  const { fixation } = DEFAULT_DECODE_OPTIONS;
+  if (mode === 'ar_pruned') return { ...DEFAULT_DECODE_OPTIONS, mode: 'ar', fixation: { ...fixation, enabled: true, keepRatio } };
+  return { ...DEFAULT_DECODE_OPTIONS, mode, blockSize: 'auto' };
+}
 
 /**
  * One mode's wall time and engine stages, summed over the pages' regions (decoding as each region's share of
@@ -28,8 +36,7 @@ interface ModeTotals {
 
 interface PageRun { markdown: string; totals: ModeTotals }
 
-async function readPage(model: NativeModel, item: EvalItem, mode: PageMode): Promise<PageRun> {
-  const options: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, mode, blockSize: 'auto' };
+async function readPage(model: NativeModel, item: EvalItem, options: DecodeOptions): Promise<PageRun> {
   const started = performance.now();
   const doc = await openDocument(basename(item.image), new Uint8Array(readFileSync(item.image)));
   const totals: ModeTotals = { seconds: 0, encode_s: 0, prefill_s: 0, decode_s: 0, committed: 0, forwards: 0 };
@@ -61,36 +68,49 @@ async function readPage(model: NativeModel, item: EvalItem, mode: PageMode): Pro
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 /**
- * The first `count` scribe pages of `dataRoot` (real-dev), read in both modes. Null where the folder holds no
+ * The first `count` scribe pages of `dataRoot` (real-dev), read in each run. Null where the folder holds no
  * scribe pages (a machine without the development data).
  */
-export async function pageSection(model: NativeModel, dataRoot: string, count: number, log: (line: string) => void) {
+export async function pageSection(model: NativeModel, dataRoot: string, count: number, keepRatio: number, log: (line: string) => void) {
   const pages = (await loadDatasets(dataRoot).catch(() => [])).filter((i) => i.dataset === 'scribe').slice(0, count);
   if (pages.length === 0) return null;
   const sums = Object.fromEntries(MODES.map((m) => [m, { seconds: 0, encode_s: 0, prefill_s: 0, decode_s: 0, committed: 0, forwards: 0 }])) as Record<PageMode, ModeTotals>;
-  let identical = 0;
+  const identical = { spec: 0, ar_pruned: 0 };
+  const scores = Object.fromEntries(MODES.map((m) => [m, [] as WordScore[]])) as Record<PageMode, WordScore[]>;
   for (const item of pages) {
     const runs = {} as Record<PageMode, PageRun>;
     for (const mode of MODES) {
-      runs[mode] = await readPage(model, item, mode);
+      runs[mode] = await readPage(model, item, modeOptions(mode, keepRatio));
       for (const key of Object.keys(sums[mode]) as Array<keyof ModeTotals>) sums[mode][key] += runs[mode].totals[key];
+      scores[mode].push(wordScore(markdownPlainText(runs[mode].markdown), item.truth));
     }
-    const same = runs.ar.markdown === runs.spec.markdown;
-    if (same) identical++;
-    log(`page ${item.name.padEnd(16)} ar ${runs.ar.totals.seconds.toFixed(2)} s  spec ${runs.spec.totals.seconds.toFixed(2)} s  decoding ${runs.ar.totals.decode_s.toFixed(2)} -> ${runs.spec.totals.decode_s.toFixed(2)} s  ${same ? 'same Markdown' : 'DIFFERENT Markdown'}`);
+    const same = (mode: 'spec' | 'ar_pruned') => runs[mode].markdown === runs.ar.markdown;
+    for (const mode of ['spec', 'ar_pruned'] as const) if (same(mode)) identical[mode]++;
+    const t = (mode: PageMode) => `${runs[mode].totals.seconds.toFixed(2)} s`;
+    log(`page ${item.name.padEnd(16)} ar ${t('ar')}  spec ${t('spec')} (decoding ${runs.ar.totals.decode_s.toFixed(2)} -> ${runs.spec.totals.decode_s.toFixed(2)} s, ${same('spec') ? 'same Markdown' : 'DIFFERENT Markdown'})  pruned ${t('ar_pruned')} (${same('ar_pruned') ? 'same Markdown' : 'Markdown differs'})`);
   }
-  const summary = (t: ModeTotals) => ({
-    pages_per_s: round(pages.length / t.seconds),
-    seconds: round(t.seconds, 2),
-    stages_s: { image_encoding: round(t.encode_s, 2), prefill: round(t.prefill_s, 2), decoding: round(t.decode_s, 2) },
-    tokens_per_forward: round(t.committed / Math.max(1, t.forwards)),
+  const summary = (mode: PageMode) => {
+    const t = sums[mode];
+    return {
+      pages_per_s: round(pages.length / t.seconds),
+      seconds: round(t.seconds, 2),
+      stages_s: { image_encoding: round(t.encode_s, 2), prefill: round(t.prefill_s, 2), decoding: round(t.decode_s, 2) },
+      tokens_per_forward: round(t.committed / Math.max(1, t.forwards)),
+      word_f1: round(poolScores(scores[mode]).f1, 4),
+    };
+  };
+  const against = (mode: 'spec' | 'ar_pruned') => ({
+    pages_per_s: round(sums.ar.seconds / sums[mode].seconds),
+    decoding: round(sums.ar.decode_s / Math.max(1e-9, sums[mode].decode_s)),
+    identical_markdown: round(identical[mode] / pages.length, 4),
   });
   return {
     pages: pages.length,
     source: 'scribe',
-    identical_markdown: round(identical / pages.length, 4),
-    ar: summary(sums.ar),
-    spec_auto: summary(sums.spec),
-    spec_vs_ar: { pages_per_s: round(sums.ar.seconds / sums.spec.seconds), decoding: round(sums.ar.decode_s / Math.max(1e-9, sums.spec.decode_s)) },
+    ar: summary('ar'),
+    spec_auto: summary('spec'),
+    spec_vs_ar: against('spec'),
+    ar_pruned: { keep_ratio: keepRatio, ...summary('ar_pruned') },
+    pruned_vs_ar: against('ar_pruned'),
   };
 }
