@@ -171,6 +171,64 @@ TEST(attention_matches_reference_and_is_width_independent) {
   }
 }
 
+// Rows go to the kernel in blocks that share each tile of keys (Kernels::attend_rows); a row's output and its
+// fixation outputs must be the bits it has alone, whatever block it falls in and whatever its neighbours see:
+// causal and whole limits, a selection of image keys on some rows, three query heads to a KV head and a
+// head_dim with a vector tail, a last block cut short.
+TEST(attention_rows_in_blocks_equal_each_row_alone) {
+  for (int threads : {1, 2}) {
+    auto be = create_backend({"cpu", threads});
+    const int cap = 300, Hq = 6, Hkv = 2, d = 20, M = 45, img_begin = 5, img_end = 105;
+    auto q = randv(size_t(M) * Hq * d, 21), k = randv(size_t(cap) * Hkv * d, 22), v = randv(size_t(cap) * Hkv * d, 23);
+    std::vector<int> limit(M), keep_n(M);
+    std::vector<std::vector<int>> keep(M);
+    std::vector<const int*> keep_ptr(M);
+    for (int r = 0; r < M; ++r) {
+      limit[size_t(r)] = r % 3 == 0 ? cap : 200 + r;
+      if (r % 4 == 1)
+        for (int s = img_begin + r % 7; s < img_end; s += 9) keep[size_t(r)].push_back(s);
+      keep_n[size_t(r)] = int(keep[size_t(r)].size());
+      keep_ptr[size_t(r)] = keep[size_t(r)].empty() ? nullptr : keep[size_t(r)].data();
+    }
+    const int img_n = img_end - img_begin;
+    std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M)), scores(size_t(M) * img_n);
+    AttentionArgs a{};
+    a.q = q.data();
+    a.k = k.data();
+    a.v = v.data();
+    a.M = M;
+    a.Hq = Hq;
+    a.Hkv = Hkv;
+    a.d = d;
+    a.key_limit = limit.data();
+    a.img_begin = img_begin;
+    a.img_end = img_end;
+    a.img_keep = keep_ptr.data();
+    a.img_keep_n = keep_n.data();
+    a.out = out.data();
+    a.image_mass = mass.data();
+    a.image_scores = scores.data();
+    be->attention(a);
+    for (int r = 0; r < M; ++r) {
+      std::vector<float> o1(size_t(Hq) * d), m1(1), s1(static_cast<size_t>(img_n));
+      AttentionArgs b = a;
+      b.q = q.data() + size_t(r) * Hq * d;
+      b.M = 1;
+      b.key_limit = &limit[size_t(r)];
+      b.img_keep = &keep_ptr[size_t(r)];
+      b.img_keep_n = &keep_n[size_t(r)];
+      b.out = o1.data();
+      b.image_mass = m1.data();
+      b.image_scores = s1.data();
+      be->attention(b);
+      bool same = m1[0] == mass[size_t(r)];
+      for (int i = 0; i < Hq * d; ++i) same = same && o1[size_t(i)] == out[size_t(r) * Hq * d + i];
+      for (int i = 0; i < img_n; ++i) same = same && s1[size_t(i)] == scores[size_t(r) * img_n + i];
+      CHECK_MSG(same, "row " << r << " differs from itself alone, threads " << threads);
+    }
+  }
+}
+
 TEST(gathered_attention_equals_attention_over_the_kept_keys) {
   auto be = create_backend({"cpu", 1});
   const int cap = 30, H = 2, d = 8;

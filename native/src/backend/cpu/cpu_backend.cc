@@ -370,22 +370,27 @@ class CpuBackend final : public Backend {
     int max_keys = 0;
     for (int i = 0; i < a.M; ++i) max_keys = std::max(max_keys, a.key_limit[i]);
     const int img_n = std::max(0, a.img_end - a.img_begin);
-    const int jobs = a.M * a.Hkv, G = a.Hq / a.Hkv;
-    // (row, KV head) jobs run in parallel; their fixation outputs land in per-head slots and are summed over
-    // heads afterwards in head order, so the sums do not depend on the thread count.
+    const int G = a.Hq / a.Hkv;
+    // Rows go to the kernel a block at a time (it reads each tile of keys once for the block), in blocks small
+    // enough to leave every thread a few (row block, KV head) jobs.
+    int block = kAttendRows;
+    while (block > 1 && (a.M + block - 1) / block * a.Hkv < 4 * pool_.size()) block /= 2;
+    const int blocks = (a.M + block - 1) / block, jobs = blocks * a.Hkv;
+    // (row block, KV head) jobs run in parallel; their fixation outputs land in per-head slots and are summed
+    // over heads afterwards in head order, so the sums do not depend on the thread count.
     mass_.assign(a.image_mass ? size_t(a.M) * a.Hq : 0, 0.0f);
     scores_.assign(a.image_scores ? size_t(a.M) * a.Hq * img_n : 0, 0.0f);
     // A single-token step's attention over a few hundred keys takes microseconds: it stays on this thread.
-    const int grain = chunk_grain(jobs, int64_t(G) * max_keys * a.d * 2);
+    const int grain = chunk_grain(jobs, int64_t(block) * G * max_keys * a.d * 2);
     pool_.parallel_for(jobs, grain, [&](int jb, int je) {
       // Padded so the kernel's whole-vector passes never run off the end.
-      std::vector<float> probs(size_t(G) * (size_t(max_keys) + 32));
-      std::vector<int> slots(size_t(max_keys) + 32);
+      const size_t pstride = size_t(max_keys) + 32;
+      std::vector<float> probs(size_t(block) * G * pstride);
+      std::vector<int> slots(size_t(block) * pstride);
       for (int j = jb; j < je; ++j) {
-        const int r = j / a.Hkv, g = j % a.Hkv;
-        const size_t head0 = size_t(r) * a.Hq + size_t(g) * G;  // first query head of the group
-        k_.attend_group(a, r, g, probs.data(), slots.data(), a.out + head0 * a.d,
-                        a.image_mass ? &mass_[head0] : nullptr, a.image_scores ? &scores_[head0 * img_n] : nullptr);
+        const int row0 = j / a.Hkv * block, g = j % a.Hkv;
+        k_.attend_rows(a, row0, std::min(block, a.M - row0), g, probs.data(), slots.data(),
+                       a.image_mass ? mass_.data() : nullptr, a.image_scores ? scores_.data() : nullptr);
       }
     });
     for (int r = 0; r < a.M; ++r) {

@@ -7,6 +7,10 @@
 
 namespace saccade::cpu {
 
+// The most query rows Kernels::attend_rows takes at once: a block's probabilities stay in L2 over a few
+// thousand keys, and its key and value tiles are read once for all of them.
+constexpr int kAttendRows = 16;
+
 struct Kernels {
   const char* isa;
   bool fused;  // multiply-adds round once (FMA); the portable kernels round the product and the sum
@@ -41,12 +45,15 @@ struct Kernels {
   void (*pack_bf16_pairs)(const float* w, int N, int K, uint16_t* packed);
   void (*gemm_bf16_pairs)(const uint16_t* x, int M, int pairs, const uint16_t* w, const float* bias, float* y,
                           int N, int p_begin, int p_end);
-  // Attention of one query row for the Hq / Hkv query heads that share KV head kv_head (AttentionArgs).
-  // probs holds (Hq / Hkv) * (key_limit[row] + 32) floats and slots key_limit[row] + 32 ints of scratch.
-  // Writes the group's heads to out[(Hq / Hkv) * d]; when the pointers are set, adds per head the image
-  // attention mass (image_mass_acc[h]) and per-image-slot probabilities (image_scores_acc[h * image slots]).
-  void (*attend_group)(const AttentionArgs& a, int row, int kv_head, float* probs, int* slots, float* out,
-                       float* image_mass_acc, float* image_scores_acc);
+  // Attention of query rows [row0, row0 + rows) (rows <= kAttendRows) for the Hq / Hkv query heads that share
+  // KV head kv_head (AttentionArgs), the rows together so that each tile of keys and values read from memory
+  // serves all of them; every row's result is bit for bit the one it has alone. With P = the rows' largest
+  // key_limit + 32, probs holds rows * (Hq / Hkv) * P floats and slots rows * P ints of scratch. Writes the
+  // rows' group heads to a.out; when the pointers are set, adds per row and query head the image attention mass
+  // (image_mass_acc[row * Hq + head]) and the per-image-slot probabilities
+  // (image_scores_acc[(row * Hq + head) * image slots + slot]).
+  void (*attend_rows)(const AttentionArgs& a, int row0, int rows, int kv_head, float* probs, int* slots,
+                      float* image_mass_acc, float* image_scores_acc);
   // Output rows [oy_begin, oy_end) of Backend::depthwise_conv, with the weights tap-major: taps[k * k][C].
   void (*depthwise_rows)(const float* src, int H, int W, int C, int k, int sy, int sx, const float* taps,
                          const float* bias, float* dst, int oy_begin, int oy_end);

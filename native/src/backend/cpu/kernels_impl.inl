@@ -215,51 +215,74 @@ inline void softmax(float* p, int n) {
   for (int i = 0; i < padded; i += Vec::L) Vec::store(p + i, Vec::mul(Vec::load(p + i), inv));
 }
 
-void attend_group(const AttentionArgs& a, int row, int kv_head, float* probs, int* slots, float* out,
-                  float* image_mass_acc, float* image_scores_acc) {
+void attend_rows(const AttentionArgs& a, int row0, int rows, int kv_head, float* probs, int* slots,
+                 float* image_mass_acc, float* image_scores_acc) {
   const int d = a.d, dv = d - d % Vec::L, G = a.Hq / a.Hkv;
   const size_t stride = size_t(a.Hkv) * d;
-  const float* q = a.q + (size_t(row) * a.Hq + size_t(kv_head) * G) * d;
   const float* kbase = a.k + size_t(kv_head) * d;
   const float* vbase = a.v + size_t(kv_head) * d;
   const float scale = 1.0f / std::sqrt(float(d));
-  int n = 0;
-  for_each_key(a, row, [&](int s) { slots[n++] = s; });
-  const size_t pstride = size_t(a.key_limit[row]) + 32;
-  for (int i = 0; i < G * d; ++i) out[i] = 0;
-  if (n == 0) return;
-
-  // The heads of a group share their keys and values: each tile of keys comes from memory once and is then
-  // served from L1 to every head.
-  for (int i = 0; i < n; i += 8) {
-    const float* keys[8];
-    for (int j = 0; j < 8; ++j) keys[j] = kbase + size_t(slots[i + j < n ? i + j : n - 1]) * stride;
-    for (int h = 0; h < G; ++h) scores8(q + size_t(h) * d, d, dv, keys, scale, probs + h * pstride + i);
+  int limit = 0;
+  for (int r = 0; r < rows; ++r) limit = a.key_limit[row0 + r] > limit ? a.key_limit[row0 + r] : limit;
+  const size_t pstride = size_t(limit) + 32;
+  // Per row: its keys (slots), its group's first query head, its probabilities (G rows of pstride) and output.
+  int n[kAttendRows];
+  int most = 0;
+  const auto head0 = [&](int r) { return size_t(row0 + r) * a.Hq + size_t(kv_head) * G; };
+  for (int r = 0; r < rows; ++r) {
+    int* sl = slots + size_t(r) * pstride;
+    n[r] = 0;
+    for_each_key(a, row0 + r, [&](int s) { sl[n[r]++] = s; });
+    most = n[r] > most ? n[r] : most;
+    float* out = a.out + head0(r) * d;
+    for (int i = 0; i < G * d; ++i) out[i] = 0;
   }
-  for (int h = 0; h < G; ++h) softmax(probs + h * pstride, n);
+
+  // Keys outer, rows and heads inner: each tile of keys comes from memory once and is then served from L1 to
+  // every head of every row (a row's keys are a prefix of the others' where limits differ, the same keys for an
+  // encoder's rows). Each row's sums are the ones it has alone: the same tiles in the same order.
+  for (int i = 0; i < most; i += 8)
+    for (int r = 0; r < rows; ++r) {
+      if (i >= n[r]) continue;
+      const int* sl = slots + size_t(r) * pstride;
+      const float* keys[8];
+      for (int j = 0; j < 8; ++j) keys[j] = kbase + size_t(sl[i + j < n[r] ? i + j : n[r] - 1]) * stride;
+      const float* q = a.q + head0(r) * d;
+      for (int h = 0; h < G; ++h) scores8(q + size_t(h) * d, d, dv, keys, scale, probs + (size_t(r) * G + h) * pstride + i);
+    }
+  for (int r = 0; r < rows; ++r)
+    for (int h = 0; h < G && n[r] > 0; ++h) softmax(probs + (size_t(r) * G + h) * pstride, n[r]);
 
   constexpr int kKeyTile = 64;
-  for (int i0 = 0; i0 < n; i0 += kKeyTile) {
-    const int cn = n - i0 < kKeyTile ? n - i0 : kKeyTile;
-    int h = 0;
-    for (; h + 3 <= G; h += 3)
-      weigh_values<3>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
-    if (G - h == 2) weigh_values<2>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
-    if (G - h == 1) weigh_values<1>(probs + h * pstride + i0, pstride, slots + i0, cn, vbase, stride, out + size_t(h) * d, d, dv);
-  }
+  for (int i0 = 0; i0 < most; i0 += kKeyTile)
+    for (int r = 0; r < rows; ++r) {
+      if (i0 >= n[r]) continue;
+      const int cn = n[r] - i0 < kKeyTile ? n[r] - i0 : kKeyTile;
+      const int* sl = slots + size_t(r) * pstride + i0;
+      const float* p = probs + size_t(r) * G * pstride + i0;
+      float* out = a.out + head0(r) * d;
+      int h = 0;
+      for (; h + 3 <= G; h += 3) weigh_values<3>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
+      if (G - h == 2) weigh_values<2>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
+      if (G - h == 1) weigh_values<1>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
+    }
 
   if (!image_mass_acc && !image_scores_acc) return;
   const int img_n = a.img_end - a.img_begin;
-  for (int h = 0; h < G; ++h) {
-    const float* p = probs + h * pstride;
-    float img = 0;
-    for (int i = 0; i < n; ++i) {
-      const int s = slots[i];
-      if (s < a.img_begin || s >= a.img_end) continue;
-      img += p[i];
-      if (image_scores_acc) image_scores_acc[size_t(h) * img_n + size_t(s - a.img_begin)] += p[i];
+  for (int r = 0; r < rows; ++r) {
+    const int* sl = slots + size_t(r) * pstride;
+    for (int h = 0; h < G; ++h) {
+      const float* p = probs + (size_t(r) * G + h) * pstride;
+      const size_t head = head0(r) + size_t(h);
+      float img = 0;
+      for (int i = 0; i < n[r]; ++i) {
+        const int s = sl[i];
+        if (s < a.img_begin || s >= a.img_end) continue;
+        img += p[i];
+        if (image_scores_acc) image_scores_acc[head * img_n + size_t(s - a.img_begin)] += p[i];
+      }
+      if (image_mass_acc) image_mass_acc[head] += img;
     }
-    if (image_mass_acc) image_mass_acc[h] += img;
   }
 }
 
