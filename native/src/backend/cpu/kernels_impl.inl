@@ -153,41 +153,60 @@ inline void scores8(const float* q, int d, int dv, const float* const* keys, flo
   }
 }
 
-// For GH heads at once: out_h[0, NV * L) += sum_i p_h[i] * v_i[0, NV * L), accumulated in registers in key
-// order. Several heads give the FMA unit independent chains and share each value row.
+// For GH outputs at once (heads of a row, or the same head of rows that read the same keys): out_g[0, NV * L)
+// += sum_i p_g[i] * v_i[0, NV * L), accumulated in registers in key order. Several outputs give the FMA unit
+// independent chains and share each value row; each output's sums are the ones it has alone.
 template <int GH, int NV>
-inline void weighted_sum(const float* p, size_t pstride, const int* slots, int n, const float* v, size_t stride,
-                         float* out, int d) {
+inline void weighted_sum(const float* const* p, const int* slots, int n, const float* v, size_t stride,
+                         float* const* out) {
   typename Vec::R o[GH][NV];
-  for (int h = 0; h < GH; ++h)
-    for (int j = 0; j < NV; ++j) o[h][j] = Vec::load(out + size_t(h) * d + j * Vec::L);
+  for (int g = 0; g < GH; ++g)
+    for (int j = 0; j < NV; ++j) o[g][j] = Vec::load(out[g] + j * Vec::L);
   for (int i = 0; i < n; ++i) {
     const float* vr = v + size_t(slots[i]) * stride;
-    for (int h = 0; h < GH; ++h) {
-      const typename Vec::R pv = Vec::set1(p[h * pstride + i]);
-      for (int j = 0; j < NV; ++j) o[h][j] = Vec::fma(pv, Vec::load(vr + j * Vec::L), o[h][j]);
+    for (int g = 0; g < GH; ++g) {
+      const typename Vec::R pv = Vec::set1(p[g][i]);
+      for (int j = 0; j < NV; ++j) o[g][j] = Vec::fma(pv, Vec::load(vr + j * Vec::L), o[g][j]);
     }
   }
-  for (int h = 0; h < GH; ++h)
-    for (int j = 0; j < NV; ++j) Vec::store(out + size_t(h) * d + j * Vec::L, o[h][j]);
+  for (int g = 0; g < GH; ++g)
+    for (int j = 0; j < NV; ++j) Vec::store(out[g] + j * Vec::L, o[g][j]);
 }
 
-// Value rows of keys [0, n) weighted into GH heads' outputs, the vector part of head_dim in chunks of up to
-// 4 vectors, then the scalar tail.
+// Value rows of keys [0, n) weighted into GH outputs of head_dim d, the vector part in chunks of up to 4
+// vectors, then the scalar tail.
 template <int GH>
-inline void weigh_values(const float* p, size_t pstride, const int* slots, int n, const float* v, size_t stride,
-                         float* out, int d, int dv) {
+inline void weigh_values(const float* const* p, const int* slots, int n, const float* v, size_t stride,
+                         float* const* out, int d, int dv) {
+  float* at[GH];
   int k = 0;
-  for (; k + 4 * Vec::L <= dv; k += 4 * Vec::L) weighted_sum<GH, 4>(p, pstride, slots, n, v + k, stride, out + k, d);
+  const auto shifted = [&](int off) {
+    for (int g = 0; g < GH; ++g) at[g] = out[g] + off;
+    return at;
+  };
+  for (; k + 4 * Vec::L <= dv; k += 4 * Vec::L) weighted_sum<GH, 4>(p, slots, n, v + k, stride, shifted(k));
   switch ((dv - k) / Vec::L) {
-    case 3: weighted_sum<GH, 3>(p, pstride, slots, n, v + k, stride, out + k, d); break;
-    case 2: weighted_sum<GH, 2>(p, pstride, slots, n, v + k, stride, out + k, d); break;
-    case 1: weighted_sum<GH, 1>(p, pstride, slots, n, v + k, stride, out + k, d); break;
+    case 3: weighted_sum<GH, 3>(p, slots, n, v + k, stride, shifted(k)); break;
+    case 2: weighted_sum<GH, 2>(p, slots, n, v + k, stride, shifted(k)); break;
+    case 1: weighted_sum<GH, 1>(p, slots, n, v + k, stride, shifted(k)); break;
     default: break;
   }
-  for (int h = 0; h < GH; ++h)
+  for (int g = 0; g < GH; ++g)
     for (k = dv; k < d; ++k)
-      for (int i = 0; i < n; ++i) out[size_t(h) * d + k] += p[h * pstride + i] * v[size_t(slots[i]) * stride + k];
+      for (int i = 0; i < n; ++i) out[g][k] += p[g][i] * v[size_t(slots[i]) * stride + k];
+}
+
+// Weighs a tile's value rows into outputs that all read the same keys, up to four at a time.
+inline void weigh_values_into(const float* const* p, float* const* out, int outputs, const int* slots, int n,
+                              const float* v, size_t stride, int d, int dv) {
+  int g = 0;
+  for (; g + 4 <= outputs; g += 4) weigh_values<4>(p + g, slots, n, v, stride, out + g, d, dv);
+  switch (outputs - g) {
+    case 3: weigh_values<3>(p + g, slots, n, v, stride, out + g, d, dv); break;
+    case 2: weigh_values<2>(p + g, slots, n, v, stride, out + g, d, dv); break;
+    case 1: weigh_values<1>(p + g, slots, n, v, stride, out + g, d, dv); break;
+    default: break;
+  }
 }
 
 // Softmax over p[0, n) in place. p has room for n rounded up to 8 and to L; the padding is zeroed before the
@@ -253,19 +272,34 @@ void attend_rows(const AttentionArgs& a, int row0, int rows, int kv_head, float*
   for (int r = 0; r < rows; ++r)
     for (int h = 0; h < G && n[r] > 0; ++h) softmax(probs + (size_t(r) * G + h) * pstride, n[r]);
 
-  constexpr int kKeyTile = 64;
-  for (int i0 = 0; i0 < most; i0 += kKeyTile)
+  // Value tiles outer. The heads of rows that read the same keys in a tile (an encoder's rows, causal rows
+  // short of their limits) are weighed together: more independent sums for the FMA unit, each value row
+  // loaded once for all of them.
+  constexpr int kKeyTile = 64, kLanes = 4 * kAttendRows;
+  const float* lane_p[kLanes];
+  float* lane_out[kLanes];
+  for (int i0 = 0; i0 < most; i0 += kKeyTile) {
+    int lanes = 0, cn = 0;
+    const int* keys = nullptr;
+    const auto flush = [&] {
+      if (lanes > 0) weigh_values_into(lane_p, lane_out, lanes, keys, cn, vbase, stride, d, dv);
+      lanes = 0;
+    };
     for (int r = 0; r < rows; ++r) {
       if (i0 >= n[r]) continue;
-      const int cn = n[r] - i0 < kKeyTile ? n[r] - i0 : kKeyTile;
+      const int rn = n[r] - i0 < kKeyTile ? n[r] - i0 : kKeyTile;
       const int* sl = slots + size_t(r) * pstride + i0;
-      const float* p = probs + size_t(r) * G * pstride + i0;
-      float* out = a.out + head0(r) * d;
-      int h = 0;
-      for (; h + 3 <= G; h += 3) weigh_values<3>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
-      if (G - h == 2) weigh_values<2>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
-      if (G - h == 1) weigh_values<1>(p + h * pstride, pstride, sl, cn, vbase, stride, out + size_t(h) * d, d, dv);
+      if (lanes > 0 && !(rn == cn && std::equal(sl, sl + rn, keys))) flush();
+      keys = sl;
+      cn = rn;
+      for (int h = 0; h < G; ++h) {
+        if (lanes == kLanes) flush();
+        lane_p[lanes] = probs + (size_t(r) * G + h) * pstride + i0;
+        lane_out[lanes++] = a.out + (head0(r) + size_t(h)) * d;
+      }
     }
+    flush();
+  }
 
   if (!image_mass_acc && !image_scores_acc) return;
   const int img_n = a.img_end - a.img_begin;
