@@ -22,6 +22,22 @@ std::vector<float> randv(size_t n, uint64_t seed) {
   return v;
 }
 
+// Attention over host arrays: q [M, Hq, d], k and v [slots, Hkv, d], row i seeing slots [0, limit[i]).
+AttentionArgs attention_args(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                             int M, int Hq, int Hkv, int d, const std::vector<int>& limit, std::vector<float>& out) {
+  AttentionArgs a{};
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.M = M;
+  a.Hq = Hq;
+  a.Hkv = Hkv;
+  a.d = d;
+  a.key_limit = limit.data();
+  a.out = out.data();
+  return a;
+}
+
 // The fp16 path runs on weights rounded to fp16 and must give exactly what the fp32 path gives for them.
 void check_gemm(const cpu::Kernels& k) {
   // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel, and N = 157 runs
@@ -123,18 +139,9 @@ TEST(attention_matches_reference_and_is_width_independent) {
   auto q = randv(size_t(M) * Hq * d, 4), k = randv(size_t(cap) * Hkv * d, 5), v = randv(size_t(cap) * Hkv * d, 6);
   std::vector<int> limit{20, 21, 22, 40, 40, 40};
   std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M));
-  AttentionArgs a{};
-  a.q = q.data();
-  a.k = k.data();
-  a.v = v.data();
-  a.M = M;
-  a.Hq = Hq;
-  a.Hkv = Hkv;
-  a.d = d;
-  a.key_limit = limit.data();
+  AttentionArgs a = attention_args(q, k, v, M, Hq, Hkv, d, limit, out);
   a.img_begin = 2;
   a.img_end = 12;
-  a.out = out.data();
   a.image_mass = mass.data();
   be->attention(a);
   for (int r = 0; r < M; ++r) {
@@ -192,20 +199,11 @@ TEST(attention_rows_in_blocks_equal_each_row_alone) {
     }
     const int img_n = img_end - img_begin;
     std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M)), scores(size_t(M) * img_n);
-    AttentionArgs a{};
-    a.q = q.data();
-    a.k = k.data();
-    a.v = v.data();
-    a.M = M;
-    a.Hq = Hq;
-    a.Hkv = Hkv;
-    a.d = d;
-    a.key_limit = limit.data();
+    AttentionArgs a = attention_args(q, k, v, M, Hq, Hkv, d, limit, out);
     a.img_begin = img_begin;
     a.img_end = img_end;
     a.img_keep = keep_ptr.data();
     a.img_keep_n = keep_n.data();
-    a.out = out.data();
     a.image_mass = mass.data();
     a.image_scores = scores.data();
     be->attention(a);
