@@ -13,6 +13,9 @@ import { decodeDocument, openDocument } from '../pipeline';
 
 const MODES = ['ar', 'spec', 'ar_pruned'] as const;
 type PageMode = (typeof MODES)[number];
+/** The runs compared with AR's. */
+const AGAINST_AR = ['spec', 'ar_pruned'] as const;
+type AgainstAr = (typeof AGAINST_AR)[number];
 
 /** The decode options of each run; keepRatio: the share of image tokens a pruned run's other layers attend to. */
 function modeOptions(mode: PageMode, keepRatio: number): DecodeOptions {
@@ -75,7 +78,7 @@ export async function pageSection(model: NativeModel, dataRoot: string, count: n
   const pages = (await loadDatasets(dataRoot).catch(() => [])).filter((i) => i.dataset === 'scribe').slice(0, count);
   if (pages.length === 0) return null;
   const sums = Object.fromEntries(MODES.map((m) => [m, { seconds: 0, encode_s: 0, prefill_s: 0, decode_s: 0, committed: 0, forwards: 0 }])) as Record<PageMode, ModeTotals>;
-  const identical = { spec: 0, ar_pruned: 0 };
+  const identical: Record<AgainstAr, number> = { spec: 0, ar_pruned: 0 };
   const scores = Object.fromEntries(MODES.map((m) => [m, [] as WordScore[]])) as Record<PageMode, WordScore[]>;
   for (const item of pages) {
     const runs = {} as Record<PageMode, PageRun>;
@@ -84,8 +87,8 @@ export async function pageSection(model: NativeModel, dataRoot: string, count: n
       for (const key of Object.keys(sums[mode]) as Array<keyof ModeTotals>) sums[mode][key] += runs[mode].totals[key];
       scores[mode].push(wordScore(markdownPlainText(runs[mode].markdown), item.truth));
     }
-    const same = (mode: 'spec' | 'ar_pruned') => runs[mode].markdown === runs.ar.markdown;
-    for (const mode of ['spec', 'ar_pruned'] as const) if (same(mode)) identical[mode]++;
+    const same = (mode: AgainstAr) => runs[mode].markdown === runs.ar.markdown;
+    for (const mode of AGAINST_AR) if (same(mode)) identical[mode]++;
     const t = (mode: PageMode) => `${runs[mode].totals.seconds.toFixed(2)} s`;
     log(`page ${item.name.padEnd(16)} ar ${t('ar')}  spec ${t('spec')} (decoding ${runs.ar.totals.decode_s.toFixed(2)} -> ${runs.spec.totals.decode_s.toFixed(2)} s, ${same('spec') ? 'same Markdown' : 'DIFFERENT Markdown'})  pruned ${t('ar_pruned')} (${same('ar_pruned') ? 'same Markdown' : 'Markdown differs'})`);
   }
@@ -99,7 +102,7 @@ export async function pageSection(model: NativeModel, dataRoot: string, count: n
       word_f1: round(poolScores(scores[mode]).f1, 4),
     };
   };
-  const against = (mode: 'spec' | 'ar_pruned') => ({
+  const against = (mode: AgainstAr) => ({
     pages_per_s: round(sums.ar.seconds / sums[mode].seconds),
     decoding: round(sums.ar.decode_s / Math.max(1e-9, sums[mode].decode_s)),
     identical_markdown: round(identical[mode] / pages.length, 4),

@@ -1,7 +1,8 @@
 // `npm run eval -- --report DIR`: one HTML file per page, so that the next failure is quick to see: the page with
 // our regions and lines drawn on it, our words coloured by whether the ground truth has them (and where the truth
 // places its words, the ones we missed), the lists of missed and invented words and of the wrong words the
-// confidence called sure, and Tesseract's figure beside ours. The page image is linked by its path, never copied: the evaluation scans stay where they are.
+// confidence called sure, and Tesseract's figure beside ours. The page image is linked by its path, never
+// copied: the evaluation scans stay where they are.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,10 +59,10 @@ export function writePageReport(dir: string, page: ReportPage): string {
     shapes.push(`<text x="${r.box.x0 + 4}" y="${r.box.y0 - 4}" font-size="${8 * line}" fill="${COLOURS[r.kind] ?? '#000'}">${r.order ?? '-'} ${r.kind}</text>`);
   }
   // The words that cost right-when-sure: not on the page, yet not flagged to check.
-  const sureWrong = page.ours.words.filter((w) => !onPage.has(norm(w.text)) && w.confidence !== undefined && w.confidence >= CHECK_BELOW);
+  const sureWrong = new Set(page.ours.words.filter((w) => !onPage.has(norm(w.text)) && (w.confidence ?? 0) >= CHECK_BELOW));
   for (const w of page.ours.words) {
     const right = onPage.has(norm(w.text));
-    const width = sureWrong.includes(w) ? 2 * line : line;
+    const width = sureWrong.has(w) ? 2 * line : line;
     shapes.push(`${rect(w.box, right ? '#43a047' : '#e53935', width)}<title>${escapeHtml(w.text)}${w.confidence === undefined ? '' : ` (${w.confidence.toFixed(2)})`}</title>`);
   }
   if (page.truthWords && page.truthSize) {
@@ -83,7 +84,7 @@ export function writePageReport(dir: string, page: ReportPage): string {
 Regions dashed by kind with their reading order; our words green when the page has them, red when not, thick red when not and yet sure (hover for the text and confidence); the truth's words we missed dotted purple where the truth places them.</p>
 <div class="cols"><svg viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg"><image href="${pathToFileURL(page.image).href}" width="${width}" height="${height}"/>${shapes.join('')}</svg>
 <div><h2>Missed (${missed.length} of ${truth.length})</h2><p>${list(missed)}</p><h2>Invented (${ours.filter((w) => invented.has(w)).length} of ${ours.length})</h2><p>${list(ours.filter((w) => invented.has(w)))}</p>
-<h2>Wrong and sure (${sureWrong.length})</h2><p>${sureWrong.map((w) => `<span>${escapeHtml(w.text)} ${w.confidence!.toFixed(2)}</span>`).join(' ')}</p>
+<h2>Wrong and sure (${sureWrong.size})</h2><p>${[...sureWrong].map((w) => `<span>${escapeHtml(w.text)} ${(w.confidence ?? 0).toFixed(2)}</span>`).join(' ')}</p>
 <h2>Our text</h2><pre>${escapeHtml(page.ours.text)}</pre></div></div>`;
   const file = join(dir, `${page.dataset}-${page.name.replace(/[^A-Za-z0-9._-]/g, '_')}.html`);
   writeFileSync(file, html);
