@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 
-from saccade.synth import corpus, phrases
+from saccade.synth import corpus, phrases, text_blocks
 from saccade.synth.text_blocks import TextLayout, render_text
 from saccade.synth.typeset import TextStyle, typeset
 from saccade.synth.fonts import covering_face
@@ -17,6 +17,18 @@ def test_underline_draws_a_rule_below_the_words():
     below = ink.coverage[bottom - 2:]
     left, right = ink.words[0][1][0], ink.words[-1][1][2]
     assert (below[:, left:right] > 128).all(axis=1).any()
+
+
+def test_quotes_by_face_are_typeset_in_proportional_faces_and_straight_in_monospaced_ones(monkeypatch):
+    monkeypatch.setattr(text_blocks, "QUOTES", "by-face")
+    plain = 'Don\'t say "yes" -- it\'s late...'
+    typeset_form = "Don’t say “yes” — it’s late…"
+
+    def targets(genre: str) -> set[str]:
+        return {render_text(random.Random(seed), TextLayout(lines=[[plain]], genre=genre))[1] for seed in range(30)}
+
+    assert targets("mono") == {plain}
+    assert targets("serif") == {plain, typeset_form}
 
 
 def test_neighbouring_lines_are_inked_but_not_in_the_target():
