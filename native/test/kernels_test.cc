@@ -22,22 +22,6 @@ std::vector<float> randv(size_t n, uint64_t seed) {
   return v;
 }
 
-// Attention over host arrays: q [M, Hq, d], k and v [slots, Hkv, d], row i seeing slots [0, limit[i]).
-AttentionArgs attention_args(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
-                             int M, int Hq, int Hkv, int d, const std::vector<int>& limit, std::vector<float>& out) {
-  AttentionArgs a{};
-  a.q = q.data();
-  a.k = k.data();
-  a.v = v.data();
-  a.M = M;
-  a.Hq = Hq;
-  a.Hkv = Hkv;
-  a.d = d;
-  a.key_limit = limit.data();
-  a.out = out.data();
-  return a;
-}
-
 // The fp16 path runs on weights rounded to fp16 and must give exactly what the fp32 path gives for them.
 void check_gemm(const cpu::Kernels& k) {
   // M = 11 and 8 reach every row tile (6, 4, 2 and 1 rows); N = 29 ends in a partial panel, and N = 157 runs
@@ -139,7 +123,7 @@ TEST(attention_matches_reference_and_is_width_independent) {
   auto q = randv(size_t(M) * Hq * d, 4), k = randv(size_t(cap) * Hkv * d, 5), v = randv(size_t(cap) * Hkv * d, 6);
   std::vector<int> limit{20, 21, 22, 40, 40, 40};
   std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M));
-  AttentionArgs a = attention_args(q, k, v, M, Hq, Hkv, d, limit, out);
+  AttentionArgs a = attention_args(q.data(), k.data(), v.data(), M, Hq, Hkv, d, limit.data(), out.data());
   a.img_begin = 2;
   a.img_end = 12;
   a.image_mass = mass.data();
@@ -199,7 +183,7 @@ TEST(attention_rows_in_blocks_equal_each_row_alone) {
     }
     const int img_n = img_end - img_begin;
     std::vector<float> out(size_t(M) * Hq * d), mass(static_cast<size_t>(M)), scores(size_t(M) * img_n);
-    AttentionArgs a = attention_args(q, k, v, M, Hq, Hkv, d, limit, out);
+    AttentionArgs a = attention_args(q.data(), k.data(), v.data(), M, Hq, Hkv, d, limit.data(), out.data());
     a.img_begin = img_begin;
     a.img_end = img_end;
     a.img_keep = keep_ptr.data();
@@ -235,19 +219,11 @@ TEST(gathered_attention_equals_attention_over_the_kept_keys) {
   const int* keep_ptr = keep.data();
   int keep_n = 3, limit = 25;
   std::vector<float> out(size_t(H) * d), ref(size_t(H) * d);
-  AttentionArgs a{};
-  a.q = q.data();
-  a.k = k.data();
-  a.v = v.data();
-  a.M = 1;
-  a.Hq = a.Hkv = H;
-  a.d = d;
-  a.key_limit = &limit;
+  AttentionArgs a = attention_args(q.data(), k.data(), v.data(), 1, H, H, d, &limit, out.data());
   a.img_begin = 2;
   a.img_end = 20;
   a.img_keep = &keep_ptr;
   a.img_keep_n = &keep_n;
-  a.out = out.data();
   be->attention(a);
   // Reference: drop the unkept image keys by giving them -inf via a compacted cache.
   std::vector<int> slots{0, 1, 4, 9, 11, 20, 21, 22, 23, 24};
@@ -257,16 +233,7 @@ TEST(gathered_attention_equals_attention_over_the_kept_keys) {
     v2.insert(v2.end(), v.begin() + s * H * d, v.begin() + (s + 1) * H * d);
   }
   int limit2 = int(slots.size());
-  AttentionArgs b{};
-  b.q = q.data();
-  b.k = k2.data();
-  b.v = v2.data();
-  b.M = 1;
-  b.Hq = b.Hkv = H;
-  b.d = d;
-  b.key_limit = &limit2;
-  b.out = ref.data();
-  be->attention(b);
+  be->attention(attention_args(q.data(), k2.data(), v2.data(), 1, H, H, d, &limit2, ref.data()));
   for (size_t i = 0; i < out.size(); ++i) CHECK(out[i] == ref[i]);
 }
 

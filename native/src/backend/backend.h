@@ -76,6 +76,22 @@ struct AttentionArgs {
   float* image_scores = nullptr;  // [M, img_end - img_begin]: attention probs on image slots, summed over heads
 };
 
+// The fields every attention call sets; the optional ones (image range, kept slots, fixation outputs) stay off.
+inline AttentionArgs attention_args(const float* q, const float* k, const float* v, int M, int Hq, int Hkv, int d,
+                                    const int* key_limit, float* out) {
+  AttentionArgs a{};
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.M = M;
+  a.Hq = Hq;
+  a.Hkv = Hkv;
+  a.d = d;
+  a.key_limit = key_limit;
+  a.out = out;
+  return a;
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -93,18 +93,10 @@ void Decoder::run_layer(const DecoderLayer& L, int cache_layer, int hook_layer, 
     KvCache& kv = *s.cache;
     be.copy(kv.k[l].data() + size_t(s.first_slot) * kvd, k_.data() + size_t(row) * kvd, size_t(n) * kvd);
     be.copy(kv.v[l].data() + size_t(s.first_slot) * kvd, v_.data() + size_t(row) * kvd, size_t(n) * kvd);
-    AttentionArgs a{};
-    a.q = q_.data() + size_t(row) * qd;
-    a.k = kv.k[l].data();
-    a.v = kv.v[l].data();
-    a.M = n;
-    a.Hq = Hq;
-    a.Hkv = Hkv;
-    a.d = hd;
-    a.key_limit = s.key_limit.data();
+    AttentionArgs a = attention_args(q_.data() + size_t(row) * qd, kv.k[l].data(), kv.v[l].data(), n, Hq, Hkv, hd,
+                                     s.key_limit.data(), att_.data() + size_t(row) * qd);
     a.img_begin = s.img_begin;
     a.img_end = s.img_end;
-    a.out = att_.data() + size_t(row) * qd;
     AttentionHook* hook = hook_layer >= 0 ? s.hook : nullptr;
     const double t0 = s.attention_ms ? wall_ms() : 0;
     if (hook) hook->before_attention(hook_layer, a);

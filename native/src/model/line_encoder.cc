@@ -35,16 +35,7 @@ void mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& 
   be.linear(n.data(), T, L.k, L.k_b.data(), k.data());
   be.linear(n.data(), T, L.v, L.v_b.data(), v.data());
   std::vector<int> limit(size_t(T), T);  // every column sees the whole line
-  AttentionArgs a{};
-  a.q = q.data();
-  a.k = k.data();
-  a.v = v.data();
-  a.M = T;
-  a.Hq = a.Hkv = H;
-  a.d = C / H;
-  a.key_limit = limit.data();
-  a.out = att.data();
-  be.attention(a);
+  be.attention(attention_args(q.data(), k.data(), v.data(), T, H, H, C / H, limit.data(), att.data()));
   be.linear(att.data(), T, L.proj, L.proj_b.data(), n.data());
   be.add(h, n.data(), size_t(T) * C);
   be.layer_norm(h, T, C, L.norm2_w.data(), L.norm2_b.data(), 1e-5f, n.data());

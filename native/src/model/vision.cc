@@ -34,16 +34,7 @@ Buffer vision_encoder(Model& m, const PreparedImage& im) {
     be.rms_norm(k.data(), N * H, hd, L.k_norm.data(), c.rms_norm_eps, k.data());
     be.rope(q.data(), N, H, hd, rope.data());
     be.rope(k.data(), N, H, hd, rope.data());
-    AttentionArgs a{};
-    a.q = q.data();
-    a.k = k.data();
-    a.v = v.data();
-    a.M = N;
-    a.Hq = a.Hkv = H;
-    a.d = hd;
-    a.key_limit = limit.data();
-    a.out = att.data();
-    be.attention(a);
+    be.attention(attention_args(q.data(), k.data(), v.data(), N, H, H, hd, limit.data(), att.data()));
     be.linear(att.data(), N, L.proj, L.proj_b.data(), h.data());
     be.add(x.data(), h.data(), size_t(N) * Dv);
     be.rms_norm(x.data(), N, Dv, L.norm2.data(), c.rms_norm_eps, h.data());

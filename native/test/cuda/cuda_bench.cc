@@ -132,22 +132,14 @@ Json bench_ops(saccade::Backend& b) {
         std::vector<int> limit(size_t(M), L + M);
         std::vector<const int*> keep_ptr(size_t(M), keep.data());
         std::vector<int> keep_n(size_t(M), int(keep.size()));
-        saccade::AttentionArgs a{};
-        a.q = q.data();
-        a.k = k.data();
-        a.v = v.data();
-        a.M = M;
-        a.Hq = Hq;
-        a.Hkv = Hkv;
-        a.d = d;
-        a.key_limit = limit.data();
+        saccade::AttentionArgs a =
+            saccade::attention_args(q.data(), k.data(), v.data(), M, Hq, Hkv, d, limit.data(), out.data());
         a.img_begin = ib;
         a.img_end = ie;
         if (gathered) {
           a.img_keep = keep_ptr.data();
           a.img_keep_n = keep_n.data();
         }
-        a.out = out.data();
         const double ms = per_call_ms(b, out, 200, [&] { b.attention(a); });
         ops.push(Json::object()
                      .set("op", gathered ? "attention gathered (8% of 768 image slots)" : "attention full")

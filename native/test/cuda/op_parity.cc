@@ -93,22 +93,14 @@ AttentionResult run_attention(Backend& b, const AttentionCase& c, const std::vec
     res.mass.assign(size_t(c.M), -1.0f);
     res.scores.assign(size_t(c.M) * img_n, -1.0f);
   }
-  AttentionArgs a{};
-  a.q = dq.data();
-  a.k = dk.data();
-  a.v = dv.data();
-  a.M = c.M;
-  a.Hq = c.Hq;
-  a.Hkv = c.Hkv;
-  a.d = c.d;
-  a.key_limit = c.key_limit.data();
+  AttentionArgs a = saccade::attention_args(dq.data(), dk.data(), dv.data(), c.M, c.Hq, c.Hkv, c.d, c.key_limit.data(),
+                                            out.data());
   a.img_begin = c.img_begin;
   a.img_end = c.img_end;
   if (!c.keep.empty()) {
     a.img_keep = keep_ptr.data();
     a.img_keep_n = keep_n.data();
   }
-  a.out = out.data();
   if (c.fixation_outputs) {
     a.image_mass = res.mass.data();
     a.image_scores = res.scores.data();

@@ -43,16 +43,7 @@ Buffer encode_image(Model& m, const ProcessedImage& im, VisionStages* stages) {
     be.rms_norm(k.data(), S * H, hd, L.k_norm.data(), c.rms_norm_eps, k.data());
     be.rope(q.data(), S, H, hd, rope.data());
     be.rope(k.data(), S, H, hd, rope.data());
-    AttentionArgs a{};
-    a.q = q.data();
-    a.k = k.data();
-    a.v = v.data();
-    a.M = S;
-    a.Hq = a.Hkv = H;
-    a.d = hd;
-    a.key_limit = limit.data();
-    a.out = att.data();
-    be.attention(a);
+    be.attention(attention_args(q.data(), k.data(), v.data(), S, H, H, hd, limit.data(), att.data()));
     be.linear(att.data(), S, L.proj, bias(L.proj_b), h.data());
     be.add(x.data(), h.data(), size_t(S) * Dv);
     be.rms_norm(x.data(), S, Dv, L.norm2.data(), c.rms_norm_eps, h.data());
