@@ -55,10 +55,11 @@ test('F8 and Shift+F8 walk the words to check across pages, each shown on its pa
     await page.keyboard.press('F8');
     await counter.filter({ hasText: `${i} of ${count} to check` }).waitFor();
     pages.push(await pageNumber(page));
-    // The word is selected in the editor, outlined on its page, and its heatmap drawn.
-    assert.ok(await page.locator('.monaco-editor .selected-text').count() > 0, `word ${i} is selected in the editor`);
-    assert.equal(await page.getByTestId('spotlight').count(), 1, `word ${i} is outlined on the page`);
-    assert.equal(await page.getByTestId('heatmap').getAttribute('data-heat-origin'), 'editor');
+    // The word is selected in the editor, outlined on its page, and its heatmap drawn. Monaco paints the
+    // selection on its next animation frame, after the counter has changed, so each is waited for.
+    await page.locator('.monaco-editor .selected-text').first().waitFor({ timeout: 5_000 });
+    await page.getByTestId('spotlight').waitFor({ timeout: 5_000 });
+    await page.getByTestId('heatmap').and(page.locator('[data-heat-origin=editor]')).waitFor({ timeout: 5_000 });
   }
   assert.deepEqual([...new Set(pages)], ['1 / 3', '2 / 3', '3 / 3'], 'in reading order, page after page');
   await page.keyboard.press('F8');
@@ -84,8 +85,9 @@ test('a round clicked in the timeline stays picked, and what it wrote is shown i
   const picked = await detail.getAttribute('data-round');
   const wrote = await page.getByTestId('round-wrote').innerText();
   assert.match(wrote, /wrote .+/);
-  assert.ok(await page.locator('.view-lines .tok-spotlight').count() > 0, 'the round\'s words are highlighted in the editor');
-  assert.equal(await page.getByTestId('spotlight').count(), 1, 'and outlined on the page');
+  // Monaco paints decorations on its next frame: waited for, as is the outline on the page.
+  await page.locator('.view-lines .tok-spotlight').first().waitFor({ timeout: 5_000 });
+  await page.getByTestId('spotlight').waitFor({ timeout: 5_000 });
   // Hovering another round shows it; leaving the timeline goes back to the picked one.
   await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
   assert.notEqual(await detail.getAttribute('data-round'), picked);
