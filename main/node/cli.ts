@@ -10,7 +10,8 @@ import { DocumentOutputs } from './cli-document-outputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultDecodeMode, loadAddon } from './native-addon';
 import { readInput } from './input-file';
-import { decodeDocument, openDocument, type FigureSink } from './pipeline';
+import { decodeDocument, openDocument, type FigureSink, type PageReaders } from './pipeline';
+import { ReaderEngines } from './reader-engines';
 import { ProgressBar } from './progress-bar';
 
 async function main(): Promise<number> {
@@ -34,7 +35,8 @@ async function main(): Promise<number> {
   } : undefined;
   const addon = loadAddon();
   const loadStarted = Date.now();
-  const model = await addon.loadModel(args.modelDir, args.threads === undefined ? {} : { threads: args.threads });
+  const engines = new ReaderEngines(addon, args.modelDir, args.threads);
+  const model = await engines.first();
   const loadSeconds = (Date.now() - loadStarted) / 1000;
   if (!args.modeGiven) args.options.mode = defaultDecodeMode(model.info());
   const controller = new AbortController();
@@ -54,8 +56,12 @@ async function main(): Promise<number> {
   const stageMs = { encode: 0, prefill: 0, decode: 0 };
   let regions = 0;
   const failed: string[] = [];
-  const bar = new ProgressBar(process.stderr);
-  for (let i = 0; i < args.files.length && !controller.signal.aborted; i++) {
+  const several = args.files.length > 1;
+  // One file shows its regions as they are read; several files, read side by side, show the files done.
+  const bar = new ProgressBar(process.stderr, several ? 'files' : 'regions');
+  let filesDone = 0;
+
+  const readFile = async (i: number, readers: PageReaders | null): Promise<void> => {
     const file = args.files[i]!;
     let doc;
     let input: Uint8Array;
@@ -65,17 +71,17 @@ async function main(): Promise<number> {
     } catch (err) {
       console.error(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
       failed.push(file);
-      continue;
+      return;
     }
     const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force, input);
     try {
-      bar.start(`${basename(file)} (${i + 1}/${args.files.length})`);
-      const { cancelled } = await decodeDocument(doc, model, {
+      if (!several) bar.start(`${basename(file)} (1/1)`);
+      const { cancelled } = await decodeDocument(doc, readers ?? await engines.forPages(doc.info.pages.length), {
         options: args.options,
         pages: null,
         emit: (events) => {
           outputs.record(events);
-          for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
+          if (!several) for (const e of events) if (e.type === 'progress') bar.update(e.regionsDone, e.regionsTotal, e.remainingMs);
         },
         onPage: async (page) => {
           await outputs.page(page);
@@ -94,10 +100,10 @@ async function main(): Promise<number> {
         analysis: args.analysis,
         figures: figures(plan.files[i]!.markdown),
       });
-      bar.done();
+      if (!several) bar.done();
       await outputs.finish({ cancelled });
     } catch (err) {
-      bar.done();
+      if (!several) bar.done();
       const message = (err as Error).message;
       const kept = outputs.pagesWritten;
       console.error(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
@@ -110,6 +116,25 @@ async function main(): Promise<number> {
     } finally {
       doc.close();
     }
+  };
+
+  if (several) {
+    // As many files in flight as there are readers, so that every core has a page to read.
+    const readers = await engines.forPages(args.files.length);
+    bar.start(`${args.files.length} files`);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < args.files.length && !controller.signal.aborted; i = next++) {
+        await readFile(i, readers);
+        filesDone++;
+        const elapsedMs = Date.now() - started;
+        bar.update(filesDone, args.files.length, Math.round((elapsedMs / filesDone) * (args.files.length - filesDone)));
+      }
+    };
+    await Promise.all(Array.from({ length: readers.size }, worker));
+    bar.done();
+  } else {
+    await readFile(0, null);
   }
   const seconds = (Date.now() - started) / 1000;
   const backend = addon.info().backend;
@@ -123,7 +148,7 @@ async function main(): Promise<number> {
     + `prefill ${(stageMs.prefill / 1000).toFixed(2)} s, decoding ${(stageMs.decode / 1000).toFixed(2)} s`,
   );
   if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
-  model.close();
+  await engines.close();
   return failed.length > 0 ? 1 : 0;
 }
 

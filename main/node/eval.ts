@@ -16,13 +16,14 @@ import { linesAsTable, runTesseract, TESSERACT_PAGES_AT_ONCE, tesseractAvailable
 import { teds } from './eval/teds';
 import { joinHyphenated, markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } from './eval/word-box-metric';
-import { defaultModelDir, loadAddon, type NativeModel } from './native-addon';
+import { defaultModelDir, loadAddon } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
-import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions } from './pipeline';
+import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions, type PageReaders } from './pipeline';
 import { pageNets } from './pipeline/detect/page-nets';
 import { analysePage } from './pipeline/read/page-analysis';
 import { openPageSource } from './pipeline/source/page-source';
 import { RunRecorder } from './run-recorder';
+import { ReaderEngines } from './reader-engines';
 
 const DEFAULT_DATA = '/work/shared/data/real-dev';
 const FULL_PAGES: DatasetName[] = [...WORD_SOURCES, 'omnidocbench'];
@@ -87,7 +88,7 @@ function parseArgs(argv: string[]): EvalArgs {
 
 const cropKind: Partial<Record<DatasetName, RegionKind>> = { pubtabnet: 'table', im2latex: 'formula' };
 
-function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: PageAnalysisOptions): System {
+function oursWithModel(readers: PageReaders, options: DecodeOptions, analysis: PageAnalysisOptions): System {
   return async (item) => {
     const started = Date.now();
     const bytes = new Uint8Array(readFileSync(item.image));
@@ -98,8 +99,9 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
       const source = await openPageSource(bytes);
       const img = await source.render(0);
       source.close();
-      const run = model.decode([{ id: 'crop', kind, width: img.width, height: img.height, pixels: img.data }], options, () => {});
-      const result = await run.promise;
+      const model = await readers.acquire();
+      const result = await model.decode([{ id: 'crop', kind, width: img.width, height: img.height, pixels: img.data }], options, () => {}).promise
+        .finally(() => readers.release(model));
       return { text: result.regions[0]?.text ?? '', order: [], frame: img, ms: Date.now() - started };
     }
     const doc = await openDocument(basename(item.image), bytes);
@@ -108,7 +110,7 @@ function oursWithModel(model: NativeModel, options: DecodeOptions, analysis: Pag
     try {
       // A table crop read by cells skips page layout: the crop is the table.
       let markdown = '';
-      await decodeDocument(doc, model, {
+      await decodeDocument(doc, readers, {
         options,
         pages: null,
         emit: (events) => {
@@ -355,22 +357,28 @@ async function main(): Promise<number> {
   console.error(`eval: ${items.length} items from ${args.data}`);
 
   let ours: System = oursLayoutOnly;
-  let model: NativeModel | null = null;
+  // Ours reads as the command line reads a run of pages: a page per core at once (ReaderEngines), each page
+  // timed while the others are read beside it, as Tesseract is.
+  let engines: ReaderEngines | null = null;
+  let atOnce = 1;
   let backend = 'none';
   try {
     const addon = loadAddon();
-    model = await addon.loadModel(args.model);
+    engines = new ReaderEngines(addon, args.model);
+    const readers = await engines.forPages(items.length);
+    atOnce = readers.size;
     backend = addon.info().backend;
-    ours = oursWithModel(model, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch },
+    ours = oursWithModel(readers, { ...DEFAULT_DECODE_OPTIONS, mode: args.mode, maxNewTokens: args.maxTokens, batchSize: args.batch },
       { ...DEFAULT_PAGE_ANALYSIS, tables: args.tables, lineViews: args.lineViews });
   } catch (err) {
+    engines = null;
     notes.push(`ours: recognition not measured, only layout: ${(err as Error).message}`);
   }
   const oursItems: ItemScores = new Map();
   const tesseractItems: ItemScores = new Map();
   const oursOutputs = args.report ? new Map<string, SystemOutput>() : undefined;
-  const scores: Scores = { ...(await evaluate('ours', ours, items, model !== null, notes, oursItems, oursOutputs)) };
-  model?.close();
+  const scores: Scores = { ...(await evaluate('ours', ours, items, engines !== null, notes, oursItems, oursOutputs, atOnce)) };
+  await engines?.close();
   const version = args.tesseract ? await tesseractAvailable() : null;
   if (!args.tesseract) notes.push('tesseract: not run (--no-tesseract)');
   else if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems, undefined, TESSERACT_PAGES_AT_ONCE));
@@ -382,7 +390,7 @@ async function main(): Promise<number> {
     ours: oursItems.get(itemKey(item)) ?? null,
     ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
   }));
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, tesseract: version }, notes, items: perItem };
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, pages_at_once: { ours: atOnce, tesseract: TESSERACT_PAGES_AT_ONCE }, tesseract: version }, notes, items: perItem };
   if (args.report && oursOutputs) writeReports(args.report, items, oursOutputs, oursItems, tesseractItems);
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);

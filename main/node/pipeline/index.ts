@@ -6,12 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type { DocumentInfo } from '../../../common/protocol';
 import type { NativeModel } from '../native-addon';
 import { decodePages, type DocumentRun } from './read/decode-document';
+import type { PageReaders } from './read/page-readers';
 import { openPageSource, type PageSource } from './source/page-source';
 
 export { listSamples, readSample } from './source/samples';
 export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './read/page-analysis';
 export { firstLineViews } from './read/line-views';
 export type { DecodedPage, DocumentRun, FigureSink } from './read/decode-document';
+export { PageReaders } from './read/page-readers';
 
 export interface OpenedDocument {
   info: DocumentInfo;
@@ -40,8 +42,9 @@ export async function openDocument(name: string, bytes: Uint8Array): Promise<Ope
   return doc;
 }
 
-export async function decodeDocument(doc: OpenedDocument, model: NativeModel, run: DocumentRun): Promise<{ cancelled: boolean }> {
+/** `engine`: the model that reads every page, or readers that read several pages at once. */
+export async function decodeDocument(doc: OpenedDocument, engine: NativeModel | PageReaders, run: DocumentRun): Promise<{ cancelled: boolean }> {
   const source = sources.get(doc);
   if (!source) throw new Error('the document was not opened by openDocument');
-  return decodePages({ info: doc.info, source }, model, run);
+  return decodePages({ info: doc.info, source }, engine, run);
 }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { NativeModel } from '../../native-addon';
-import { decodeDocument, openDocument, type DecodedPage, type OpenedDocument } from '../index';
+import { decodeDocument, openDocument, PageReaders, type DecodedPage, type OpenedDocument } from '../index';
 
 const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, decodeShareMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2, arEstimateMs: 1 };
 
@@ -184,4 +184,64 @@ test('each page is handed over, its Markdown complete, before the next page goes
   assert.deepEqual(failing, [0]);
   assert.equal(seen.length - before, calls[0]);
   doc.close();
+});
+
+test('two readers read two pages at once; the pages are handed over in order, as one reader hands them over', async () => {
+  const doc = await openDocument('report.pdf', new Uint8Array(readFileSync(join(SAMPLES, 'two-page-report.pdf'))));
+  const alone = await decodeAll(doc, fakeModel([]));
+  // The first page's first call is held until a call for the second page starts (or 5 s pass), so that the
+  // fake engine, far quicker than layout, is still reading when the second page is laid out.
+  let secondPage!: () => void;
+  const secondStarted = new Promise<void>((resolve) => (secondPage = resolve));
+  let inFlight = 0;
+  let most = 0;
+  const counted = (model: NativeModel): NativeModel => ({
+    ...model,
+    decode(regions, options, onEvents) {
+      most = Math.max(most, ++inFlight);
+      if (regions[0]!.id.startsWith('p1-')) secondPage();
+      const held = regions[0]!.id.startsWith('p0-') ? Promise.race([secondStarted, new Promise((r) => setTimeout(r, 5_000))]) : Promise.resolve();
+      const call = held.then(() => model.decode(regions, options, onEvents));
+      return { cancel: () => void call.then((c) => c.cancel()), promise: call.then((c) => c.promise).finally(() => inFlight--) };
+    },
+  });
+  const seen: RegionInput[][] = [];
+  const events: SessionEvent[] = [];
+  const handed: DecodedPage[] = [];
+  const { cancelled } = await decodeDocument(doc, new PageReaders([counted(fakeModel(seen)), counted(fakeModel(seen))]), {
+    options: DEFAULT_DECODE_OPTIONS, pages: null, emit: (e) => events.push(...e), onPage: (p) => void handed.push(p), signal: new AbortController().signal,
+  });
+  assert.equal(cancelled, false);
+  assert.equal(most, 2, 'the second page went to the engine while the first was read');
+  assert.deepEqual(handed.map((p) => p.page), [0, 1]);
+  assert.equal(handed.map((p) => p.markdown).join(''), alone.markdown);
+  const last = events.filter((e) => e.type === 'progress').at(-1) as Extract<SessionEvent, { type: 'progress' }>;
+  assert.equal(last.regionsDone, last.regionsTotal);
+  // A caller that cannot take the first page stops the document: the second page is not handed over.
+  const taken: number[] = [];
+  await assert.rejects(decodeDocument(doc, new PageReaders([fakeModel([]), fakeModel([])]), {
+    options: DEFAULT_DECODE_OPTIONS, pages: null, emit: () => {}, signal: new AbortController().signal,
+    onPage: (p) => {
+      taken.push(p.page);
+      throw new Error('ENOSPC: no space left on device');
+    },
+  }), /ENOSPC/);
+  assert.deepEqual(taken, [0]);
+  doc.close();
+});
+
+test('readers are lent one page at a time, in the order they were asked for', async () => {
+  const [a, b] = [fakeModel([]), fakeModel([])];
+  const readers = new PageReaders([a, b]);
+  const first = await readers.acquire();
+  const second = await readers.acquire();
+  assert.notEqual(first, second);
+  const order: string[] = [];
+  const third = readers.acquire().then((m) => void order.push(m === second ? 'third got second' : 'third got first'));
+  const fourth = readers.acquire().then((m) => void order.push(m === first ? 'fourth got first' : 'fourth got second'));
+  readers.release(second);
+  readers.release(first);
+  await Promise.all([third, fourth]);
+  assert.deepEqual(order, ['third got second', 'fourth got first']);
+  assert.throws(() => new PageReaders([]), /needs an engine/);
 });

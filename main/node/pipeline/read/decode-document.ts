@@ -1,8 +1,9 @@
-// Decodes the pages of an opened document with the engine: one page rasterised at a time (the next page is
-// laid out while the engine reads the current one), the crops of a page handed to the engine a pass at a time
-// so it can batch them (every line in its first view; the lines read unsurely in their other views; tables and
-// formulas read whole), events streamed as they come, and each page handed over, Markdown written, as soon as
-// it is read: nothing of a page outlives it, so memory over a document does not grow with its page count.
+// Decodes the pages of an opened document with the engine: pages rasterised and laid out one at a time, one
+// ahead of the readers (PageReaders: one engine, or one per core, each reading a page at a time), the crops of
+// a page handed to its engine a pass at a time so it can batch them (every line in its first view; the lines
+// read unsurely in their other views; tables and formulas read whole), events streamed as they come, and each
+// page handed over in order, Markdown written, as soon as it and the pages before it are read: nothing of a
+// page outlives it, so memory over a document does not grow with its page count.
 import type { DecodeOptions, DecodeResult, RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
@@ -14,6 +15,7 @@ import { pageNets } from '../detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
 import type { PageSource } from '../source/page-source';
 import { ReadingChooser } from './reading-choice';
+import { pageReaders, type PageReaders } from './page-readers';
 
 export interface DocumentHandle {
   info: { docId: string; pages: Array<{ index: number }> };
@@ -47,15 +49,33 @@ export interface DocumentRun {
   pages: number[] | null;
   /** Layout, progress and engine events, as they come. */
   emit(events: SessionEvent[]): void;
-  /** Each page once read, awaited before the next is read: the caller writes it out and need keep nothing. */
+  /**
+   * Each page once read, in order, awaited before its reader takes another page: the caller writes it out and
+   * need keep nothing.
+   */
   onPage?(page: DecodedPage): void | Promise<void>;
   signal: AbortSignal;
   analysis?: PageAnalysisOptions;
   figures?: FigureSink;
 }
 
-export async function decodePages(doc: DocumentHandle, model: NativeModel, run: DocumentRun): Promise<{ cancelled: boolean }> {
+/** A page laid out: its crops, and where its figures were written. */
+interface LaidOutPage {
+  analysed: AnalysedPage;
+  images: Map<string, string>;
+}
+
+/** A page read: what its Markdown is written from once the pages before it are handed over. */
+interface ReadPage {
+  page: number;
+  regions: DecodeResult['regions'];
+  recognised: RecognisedRegion[];
+  cancelled: boolean;
+}
+
+export async function decodePages(doc: DocumentHandle, engine: NativeModel | PageReaders, run: DocumentRun): Promise<{ cancelled: boolean }> {
   const { options, emit, signal, analysis = DEFAULT_PAGE_ANALYSIS, figures = null } = run;
+  const readers = pageReaders(engine);
   const docId = doc.info.docId;
   const wanted = run.pages ?? doc.info.pages.map((p) => p.index);
   for (const p of wanted) {
@@ -64,10 +84,15 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
   const started = Date.now();
   let cropsDone = 0;
   let cropsSeen = 0;
+  let pagesLaidOut = 0;
   const markdown = new MarkdownWriter();
-  let cancelled = false;
+  // Set when the caller cancels, or when a page or the caller's handling of one fails: the pages in flight stop.
+  const halt = new AbortController();
+  const onAbort = () => halt.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) halt.abort();
 
-  const progress = (pagesLaidOut: number): void => {
+  const progress = (): void => {
     // Pages not yet laid out are assumed to hold as many crops as the average page so far.
     const perPage = cropsSeen / Math.max(1, pagesLaidOut);
     const total = Math.max(cropsDone, Math.round(cropsSeen + perPage * (wanted.length - pagesLaidOut)));
@@ -81,7 +106,7 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
   const nets = await pageNets();
   // A page's figures are cut and handed to the sink as it is laid out, while its raster is at hand; the decode
   // keeps only where they were written.
-  const layOut = async (page: number): Promise<{ analysed: AnalysedPage; images: Map<string, string> }> => {
+  const layOut = async (page: number): Promise<LaidOutPage> => {
     const raster = await doc.source.render(page);
     const analysed = await analysePage(page, raster, nets, analysis);
     const images = new Map<string, string>();
@@ -92,77 +117,113 @@ export async function decodePages(doc: DocumentHandle, model: NativeModel, run: 
     }
     return { analysed, images };
   };
-  let next: ReturnType<typeof layOut> | null = wanted.length ? layOut(wanted[0]!) : null;
-  // A page that fails (or a caller that cannot write one) must not leave the next page's layout unawaited.
+
+  /** Reads a laid-out page with `model`, its events streamed as they come; cancelled: it stopped partway. */
+  const readPage = async ({ analysed, images }: LaidOutPage, model: NativeModel): Promise<ReadPage> => {
+    let cancelled = false;
+    const inkLines = analysed.crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
+    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
+    cropsSeen += analysed.crops.length;
+    progress();
+
+    const finished = new Map<string, FinishedRegion>();
+    const relay = new EventRelay(analysed.crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
+      cropsDone++;
+      progress();
+    });
+    const cropsById = new Map(analysed.crops.map((c) => [c.id, c]));
+    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure ? (dropped) => {
+      const crop = cropsById.get(dropped.cropId)!;
+      emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
+    } : null);
+    const viewTokens = new Map<string, number[]>();
+    const decodeViews = async (crops: PageCrop[], views: RegionInput[]): Promise<void> => {
+      if (views.length === 0 || cancelled || halt.signal.aborted) return;
+      const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
+      const call = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
+      const abort = () => call.cancel();
+      halt.signal.addEventListener('abort', abort, { once: true });
+      try {
+        const result = await call.promise;
+        for (const r of result.regions) viewTokens.set(r.regionId, r.tokens);
+        if (result.cancelled) cancelled = true;
+      } finally {
+        halt.signal.removeEventListener('abort', abort);
+      }
+    };
+    // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
+    // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
+    // a line's budget, not a table's. Lines are read in their first view, then the unsure ones in the others.
+    const lines = analysed.crops.filter((c) => c.kind === 'text');
+    await decodeViews(lines, lines.map((c) => c.views[0]!));
+    const again = new Set(chooser.awaiting());
+    await decodeViews(lines, lines.flatMap((c) => c.views.filter((v) => again.has(v.id))));
+    const whole = analysed.crops.filter((c) => c.kind !== 'text');
+    await decodeViews(whole, whole.map((c) => c.views[0]!));
+    if (halt.signal.aborted) cancelled = true;
+    const results: DecodeResult['regions'] = [];
+    const recognised: RecognisedRegion[] = [];
+    for (const region of analysed.regions) {
+      const block = analysed.blocks[analysed.regions.indexOf(region)]!;
+      if (analysed.figures.has(region.id)) {
+        const image = images.get(region.id);
+        if (image) recognised.push({ kind: 'figure', lines: [], image });
+        continue;
+      }
+      const done = finished.get(region.id);
+      if (!done) continue;
+      const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
+      const table = analysed.tables.get(region.id);
+      results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
+      recognised.push({ kind: block.kind, lines: done.lines, table });
+    }
+    return { page: analysed.page, regions: results, recognised, cancelled };
+  };
+
+  // Pages are laid out in order, one ahead of the readers, and read as readers come free; each is handed over
+  // in order, and its reader is free again only then, so at most `readers.size` pages are held at a time. The
+  // first page cut off by a cancel is handed over as far as it was read, and none after it.
+  let cancelled = false;
+  let handedOver: Promise<void> = Promise.resolve();
+  const reading: Promise<unknown>[] = [];
+  let next: Promise<LaidOutPage> | null = wanted.length ? layOut(wanted[0]!) : null;
   try {
     for (let k = 0; k < wanted.length && next; k++) {
-      const { analysed, images } = await next;
+      let laid: LaidOutPage;
+      try {
+        laid = await next;
+      } catch (err) {
+        // A page that cannot be laid out ends the document once the pages before it are handed over.
+        next = null;
+        await handedOver;
+        throw err;
+      }
+      pagesLaidOut++;
       // The raster of the page just analysed is garbage now; only its crops live on.
-      next = k + 1 < wanted.length && !signal.aborted ? layOut(wanted[k + 1]!) : null;
-      if (signal.aborted) {
-        cancelled = true;
+      next = k + 1 < wanted.length && !halt.signal.aborted ? layOut(wanted[k + 1]!) : null;
+      const model = await readers.acquire();
+      if (halt.signal.aborted) {
+        readers.release(model);
+        if (signal.aborted) cancelled = true;
         break;
       }
-      const inkLines = analysed.crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
-      emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
-      cropsSeen += analysed.crops.length;
-      progress(k + 1);
-
-      const finished = new Map<string, FinishedRegion>();
-      const relay = new EventRelay(analysed.crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
-        cropsDone++;
-        progress(k + 1);
+      const read = readPage(laid, model);
+      const turn = handedOver.then(async () => {
+        const page = await read;
+        if (cancelled) return;
+        await run.onPage?.({ page: page.page, markdown: markdown.page(page.page, page.recognised), regions: page.regions, recognised: page.recognised });
+        if (page.cancelled) cancelled = true;
       });
-      const cropsById = new Map(analysed.crops.map((c) => [c.id, c]));
-      const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure ? (dropped) => {
-        const crop = cropsById.get(dropped.cropId)!;
-        emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
-      } : null);
-      const viewTokens = new Map<string, number[]>();
-      const decodeViews = async (crops: PageCrop[], views: RegionInput[]): Promise<void> => {
-        if (views.length === 0 || cancelled || signal.aborted) return;
-        const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-        const call = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
-        const abort = () => call.cancel();
-        signal.addEventListener('abort', abort, { once: true });
-        try {
-          const result = await call.promise;
-          for (const r of result.regions) viewTokens.set(r.regionId, r.tokens);
-          if (result.cancelled) cancelled = true;
-        } finally {
-          signal.removeEventListener('abort', abort);
-        }
-      };
-      // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
-      // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
-      // a line's budget, not a table's. Lines are read in their first view, then the unsure ones in the others.
-      const lines = analysed.crops.filter((c) => c.kind === 'text');
-      await decodeViews(lines, lines.map((c) => c.views[0]!));
-      const again = new Set(chooser.awaiting());
-      await decodeViews(lines, lines.flatMap((c) => c.views.filter((v) => again.has(v.id))));
-      const whole = analysed.crops.filter((c) => c.kind !== 'text');
-      await decodeViews(whole, whole.map((c) => c.views[0]!));
-      if (signal.aborted) cancelled = true;
-      const results: DecodeResult['regions'] = [];
-      const pageRegions: RecognisedRegion[] = [];
-      for (const region of analysed.regions) {
-        const block = analysed.blocks[analysed.regions.indexOf(region)]!;
-        if (analysed.figures.has(region.id)) {
-          const image = images.get(region.id);
-          if (image) pageRegions.push({ kind: 'figure', lines: [], image });
-          continue;
-        }
-        const done = finished.get(region.id);
-        if (!done) continue;
-        const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
-        const table = analysed.tables.get(region.id);
-        results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
-        pageRegions.push({ kind: block.kind, lines: done.lines, table });
-      }
-      await run.onPage?.({ page: analysed.page, markdown: markdown.page(analysed.page, pageRegions), regions: results, recognised: pageRegions });
-      if (cancelled) break;
+      handedOver = turn;
+      turn.catch(() => halt.abort());
+      const both = Promise.allSettled([read, turn]).then(() => readers.release(model));
+      reading.push(both);
     }
+    await handedOver;
   } finally {
+    signal.removeEventListener('abort', onAbort);
+    halt.abort();
+    await Promise.all(reading);
     if (next) await next.catch(() => undefined);
   }
   return { cancelled };
