@@ -1,18 +1,20 @@
 // `npm run batch -- work --root DIR [--model DIR]... [--threads N] [--lock-seconds S]`: a worker that reads the
-// queue's jobs, one at a time, with the model loaded once. Each job's pages already kept (by an earlier
-// delivery) are skipped, each page read is kept as soon as it is read, and the document is written when its
-// last page lands. On SIGTERM or SIGINT the page being read is finished and kept, the job goes back to the
-// queue for another worker, and the worker exits.
+// queue's jobs, one at a time, with the model loaded once (a job of several pages is read a page per core).
+// Each job's pages already kept (by an earlier delivery) are skipped, each page read is kept as soon as it is
+// read, and the document is written when its last page lands. On SIGTERM or SIGINT the next page read is kept
+// (a page read beside it is left to the job's next delivery), the job goes back to the queue for another
+// worker, and the worker exits.
 import { basename, dirname, join } from 'node:path';
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hocrPage } from '../hocr';
 import { sharp } from '../image-codec';
 import { readInput } from '../input-file';
-import { defaultDecodeMode, defaultModelDir, loadAddon, type NativeModel } from '../native-addon';
+import { defaultDecodeMode, defaultModelDir, loadAddon } from '../native-addon';
 import { decodeDocument, openDocument, type FigureSink } from '../pipeline';
 import { detectFormat } from '../pipeline/source/page-source';
 import { RunRecorder } from '../run-recorder';
+import { ReaderEngines } from '../reader-engines';
 import { checkJob, decodeSettings, documentKey, insideRoot, QUEUE_NAME, sha256, type PageJob } from './batch-job';
 import { JOB_ATTEMPTS, MAX_STALLS } from './batch-queue';
 import { documentDone, documentFailed, pageDone } from './batch-state';
@@ -33,7 +35,7 @@ class Stopping extends Error {}
 export class BatchWorker {
   private worker!: Worker;
   private stopping = false;
-  private loaded: { dir: string; model: NativeModel } | null = null;
+  private loaded: { dir: string; engines: ReaderEngines } | null = null;
   private readonly addon = loadAddon();
 
   constructor(private readonly redis: Redis, private readonly opts: WorkerOptions) {}
@@ -53,22 +55,25 @@ export class BatchWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.worker.close();
-    this.loaded?.model.close();
+    await this.loaded?.engines.close();
   }
 
-  private async model(dir: string | null): Promise<NativeModel> {
+  /** The engines of the model a job names, loaded once and kept while jobs name it. */
+  private async engines(dir: string | null): Promise<ReaderEngines> {
     const wanted = dir ?? defaultModelDir();
     if (dir !== null && !this.opts.models.includes(dir)) {
       throw new UnrecoverableError(`the model ${dir} is not one this worker was started with (--model)`);
     }
     if (this.loaded?.dir !== wanted) {
-      this.loaded?.model.close();
+      await this.loaded?.engines.close();
       this.loaded = null;
       const started = Date.now();
-      this.loaded = { dir: wanted, model: await this.addon.loadModel(wanted, this.opts.threads === undefined ? {} : { threads: this.opts.threads }) };
+      const engines = new ReaderEngines(this.addon, wanted, this.opts.threads);
+      await engines.first();
+      this.loaded = { dir: wanted, engines };
       this.opts.log(`model loaded in ${((Date.now() - started) / 1000).toFixed(2)} s: ${wanted}`);
     }
-    return this.loaded.model;
+    return this.loaded.engines;
   }
 
   private async process(job: Job, token: string | undefined): Promise<void> {
@@ -115,8 +120,8 @@ export class BatchWorker {
     for (let p = data.pages[0]; p <= data.pages[1]; p++) if (!store.has(p)) wanted.push(p);
     const started = Date.now();
     if (wanted.length > 0) {
-      const model = await this.model(settings.model);
-      const options = { ...settings.options, mode: settings.modeGiven ? settings.options.mode : defaultDecodeMode(model.info()) };
+      const engines = await this.engines(settings.model);
+      const options = { ...settings.options, mode: settings.modeGiven ? settings.options.mode : defaultDecodeMode((await engines.first()).info()) };
       let doc;
       try {
         doc = await openDocument(basename(file), bytes);
@@ -126,7 +131,7 @@ export class BatchWorker {
       try {
         if (doc.info.pages.length !== data.pageCount) throw fail(`it has ${doc.info.pages.length} pages, not the ${data.pageCount} it was added with`);
         const recorder = new RunRecorder();
-        await decodeDocument(doc, model, {
+        await decodeDocument(doc, await engines.forPages(wanted.length), {
           options, pages: wanted, analysis: settings.analysis, signal: new AbortController().signal,
           emit: (events) => recorder.record(events),
           figures: figureSink(outStem),
