@@ -164,6 +164,8 @@ class Backend {
   // transposed convolution is linear() to 4 * C channels, then this with s = 2).
   virtual void depth_to_space(const float* src, int H, int W, int C, int s, float* dst) = 0;
   virtual void sigmoid(float* x, size_t n) = 0;
+  // Each of `rows` rows of `cols` replaced by its softmax (the line encoder's CTC distribution per column).
+  virtual void softmax_rows(float* x, int rows, int cols) = 0;
 };
 
 struct BackendOptions {

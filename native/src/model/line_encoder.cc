@@ -113,10 +113,8 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   be.linear(fused.data(), T, lv.neck_out, lv.neck_out_b.data(), f.neck.data());
   be.silu(f.neck.data(), f.neck.size());
 
-  Buffer logits(&be, size_t(T) * e.num_classes, Contents::Undefined);
-  be.linear(f.neck.data(), T, lv.ctc, lv.ctc_b.data(), logits.data());
-  f.ctc_logits.resize(logits.size());
-  be.download(f.ctc_logits.data(), logits.data(), logits.size());
+  f.ctc_logits = Buffer(&be, size_t(T) * e.num_classes, Contents::Undefined);
+  be.linear(f.neck.data(), T, lv.ctc, lv.ctc_b.data(), f.ctc_logits.data());
   return f;
 }
 
@@ -217,18 +215,17 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading
   be.linear(hid.data(), T, lv.proj_fc2, lv.proj_fc2_b.data(), out.data());
 
   // The encoder's CTC distribution per column, folded onto our classes, read through the token embeddings.
-  std::vector<float> folded(size_t(T) * classes, 0.0f), p(static_cast<size_t>(K));
+  be.softmax_rows(f.ctc_logits.data(), T, K);
+  std::vector<float> p(size_t(T) * K), folded(size_t(T) * classes, 0.0f);
+  be.download(p.data(), f.ctc_logits.data(), p.size());
   for (int t = 0; t < T; ++t) {
-    const float* z = f.ctc_logits.data() + size_t(t) * K;
-    const float top = *std::max_element(z, z + K);
-    double sum = 0;
-    for (int j = 0; j < K; ++j) sum += (p[size_t(j)] = std::exp(z[j] - top));
+    const float* pt = p.data() + size_t(t) * K;
     float* row = folded.data() + size_t(t) * classes;
     // Each class's share summed in ascending CTC class order, as a scatter in that order would.
     for (int c = 0; c < classes; ++c) {
       float acc = 0.0f;
       for (int i = lv.ctc_class_start[size_t(c)]; i < lv.ctc_class_start[size_t(c) + 1]; ++i)
-        acc += float(p[size_t(lv.ctc_by_class[size_t(i)])] / sum);
+        acc += pt[lv.ctc_by_class[size_t(i)]];
       row[c] = acc;
     }
   }

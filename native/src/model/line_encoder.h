@@ -67,7 +67,7 @@ struct LineFeatures {
   int T = 0;
   Buffer backbone;                // [T, channels]
   Buffer neck;                    // [T, neck_dim]
-  std::vector<float> ctc_logits;  // host [T, num_classes]
+  Buffer ctc_logits;              // [T, num_classes]
 };
 
 LineFeatures line_encoder(Model& m, const PreparedImage& im);

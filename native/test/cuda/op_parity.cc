@@ -172,6 +172,13 @@ bool line_encoder_ops(Backend& ref, Backend& test, Json& checks) {
     out.insert(out.end(), y.begin(), y.end());
     return out;
   });
+  run("softmax_rows rows=20 cols=6625", [&](Backend& b) {
+    std::vector<float> z = random_vec(size_t(20) * 6625, 57);
+    for (float& v : z) v *= 8.0f;
+    Buffer dz = to_device(b, z);
+    b.softmax_rows(dz.data(), 20, 6625);
+    return to_host(b, dz.data(), z.size());
+  });
   run("avg_pool 3x2", [&](Backend& b) {
     Buffer dx = to_device(b, random_vec(size_t(3) * 40 * 16, 56)), dy(&b, size_t(20) * 16);
     b.avg_pool(dx.data(), 3, 40, 16, 3, 2, dy.data());

@@ -366,6 +366,19 @@ class CpuBackend final : public Backend {
     for (size_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
   }
 
+  void softmax_rows(float* x, int rows, int cols) override {
+    const size_t padded = (size_t(cols) + size_t(k_.panel) - 1) / size_t(k_.panel) * size_t(k_.panel);
+    pool_.parallel_for(rows, chunk_grain(rows, int64_t(cols) * 16), [&](int rb, int re) {
+      std::vector<float> row(padded);
+      for (int r = rb; r < re; ++r) {
+        float* xr = x + size_t(r) * cols;
+        std::copy(xr, xr + cols, row.data());
+        k_.softmax(row.data(), cols);
+        std::copy(row.data(), row.data() + cols, xr);
+      }
+    });
+  }
+
   void attention(const AttentionArgs& a) override {
     int max_keys = 0;
     for (int i = 0; i < a.M; ++i) max_keys = std::max(max_keys, a.key_limit[i]);

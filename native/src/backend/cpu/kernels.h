@@ -61,6 +61,8 @@ struct Kernels {
   void (*affine_hardswish)(float* x, size_t n, float s1, float b1, float s2, float b2);
   // Backend::silu_mul: out = silu(gate) * up over [0, n).
   void (*silu_mul)(const float* gate, const float* up, float* out, size_t n);
+  // Softmax over p[0, n) in place; p has room for n rounded up to `panel` floats (the padding is overwritten).
+  void (*softmax)(float* p, int n);
 };
 
 const Kernels& kernels_generic();

@@ -149,6 +149,7 @@ class CudaBackend final : public Backend {
     cuda::depth_to_space(src, H, W, C, s, dst, stream_);
   }
   void sigmoid(float* x, size_t n) override { cuda::sigmoid(x, n, stream_); }
+  void softmax_rows(float* x, int rows, int cols) override { cuda::softmax_rows(x, rows, cols, stream_); }
 
   void attention(const AttentionArgs& a) override {
     if (a.M <= 0) return;

@@ -41,6 +41,7 @@ void column_mean(const float* x, int rows, int dim, float* out, cudaStream_t str
 void hard_sigmoid(float* x, size_t n, float alpha, float beta, cudaStream_t stream);
 void scale_columns(float* x, int rows, int dim, const float* g, float offset, cudaStream_t stream);
 void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);
+void softmax_rows(float* x, int rows, int cols, cudaStream_t stream);
 
 // The page-analysis networks' ops (convnet_ops.cu): the same contracts as Backend's functions of the same names.
 void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);

@@ -1,5 +1,7 @@
 // The line encoder's kernels (format 4). One thread per output element, or per row or column where the op
 // reduces, summing in the CPU backend's order; the encoder runs once per line, so simplicity wins here.
+#include <cmath>
+
 #include "backend/cuda/check.h"
 #include "backend/cuda/kernels.h"
 
@@ -68,6 +70,19 @@ __global__ void layer_norm_kernel(const float* __restrict__ x, int rows, int dim
   for (int i = 0; i < dim; ++i) yr[i] = (xr[i] - mean) * inv * w[i] + b[i];
 }
 
+// One row per thread: the rows are the columns of a line (tens), each a few thousand classes.
+__global__ void softmax_rows_kernel(float* x, int rows, int cols) {
+  const int r = int(size_t(blockIdx.x) * blockDim.x + threadIdx.x);
+  if (r >= rows) return;
+  float* xr = x + size_t(r) * cols;
+  float mx = -INFINITY;
+  for (int i = 0; i < cols; ++i) mx = fmaxf(mx, xr[i]);
+  float sum = 0;
+  for (int i = 0; i < cols; ++i) sum += (xr[i] = expf(xr[i] - mx));
+  const float inv = 1.0f / sum;
+  for (int i = 0; i < cols; ++i) xr[i] *= inv;
+}
+
 __global__ void column_mean_kernel(const float* __restrict__ x, int rows, int dim, float* __restrict__ out) {
   const int c = int(size_t(blockIdx.x) * blockDim.x + threadIdx.x);
   if (c >= dim) return;
@@ -132,6 +147,12 @@ void relu(float* x, size_t n, cudaStream_t s) {
   if (n == 0) return;
   relu_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, n);
   check(cudaGetLastError(), "relu launch");
+}
+
+void softmax_rows(float* x, int rows, int cols, cudaStream_t s) {
+  if (rows <= 0) return;
+  softmax_rows_kernel<<<blocks_for(size_t(rows)), kThreads, 0, s>>>(x, rows, cols);
+  check(cudaGetLastError(), "softmax_rows launch");
 }
 
 void layer_norm(const float* x, int rows, int dim, const float* w, const float* b, float eps, float* y,
