@@ -15,6 +15,7 @@ import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon, resourceRoot } from './native-addon';
 import { wholeNumber } from './number-options';
+import { ReaderEngines } from './reader-engines';
 
 interface Args { json: string | null; perType: number; real: number; pages: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
 
@@ -127,7 +128,8 @@ async function main(): Promise<void> {
     : makeBenchRegions(mkdtempSync(join(tmpdir(), 'saccade-bench-')), args.perType, args.real, args.data);
   const addon = loadAddon();
   const modelDir = args.model;
-  const model = await addon.loadModel(modelDir);
+  const engines = new ReaderEngines(addon, modelDir);
+  const model = await engines.first();
   console.log(`bench: ${regions.length} regions, backend ${addon.info().backend}, model ${modelDir}`);
 
   const results = new Map<string, ConfigOutcome>();
@@ -163,7 +165,7 @@ async function main(): Promise<void> {
   });
   fp32.close();
   const pages = args.pages > 0
-    ? await pageSection(model, args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line))
+    ? await pageSection(model, await engines.forPages(args.pages), args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line))
     : null;
 
   const report = {
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
       tokens_per_forward: round(tokensPerForward(o), 3),
     })),
   };
-  model.close();
+  await engines.close();
   const text = JSON.stringify(report, null, 2);
   if (args.json) writeFileSync(args.json, text + '\n');
   console.log(text);

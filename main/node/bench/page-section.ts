@@ -9,7 +9,7 @@ import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engi
 import { loadDatasets, type EvalItem } from '../eval/datasets';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from '../eval/text-metrics';
 import type { NativeModel } from '../native-addon';
-import { decodeDocument, openDocument } from '../pipeline';
+import { decodeDocument, openDocument, type PageReaders } from '../pipeline';
 
 const MODES = ['ar', 'spec', 'ar_pruned'] as const;
 type PageMode = (typeof MODES)[number];
@@ -39,13 +39,13 @@ interface ModeTotals {
 
 interface PageRun { markdown: string; totals: ModeTotals }
 
-async function readPage(model: NativeModel, item: EvalItem, options: DecodeOptions): Promise<PageRun> {
+async function readPage(engine: NativeModel | PageReaders, item: EvalItem, options: DecodeOptions): Promise<PageRun> {
   const started = performance.now();
   const doc = await openDocument(basename(item.image), new Uint8Array(readFileSync(item.image)));
   const totals: ModeTotals = { seconds: 0, encode_s: 0, prefill_s: 0, decode_s: 0, committed: 0, forwards: 0 };
   let markdown = '';
   try {
-    await decodeDocument(doc, model, {
+    await decodeDocument(doc, engine, {
       options,
       pages: null,
       emit: () => {},
@@ -71,15 +71,17 @@ async function readPage(model: NativeModel, item: EvalItem, options: DecodeOptio
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 /**
- * The first `count` scribe pages of `dataRoot` (real-dev), read in each run. Null where the folder holds no
- * scribe pages (a machine without the development data).
+ * The first `count` scribe pages of `dataRoot` (real-dev), read in each run, then once more in self-spec as the
+ * command line reads a run of pages (`readers`: a page per core). Null where the folder holds no scribe pages
+ * (a machine without the development data).
  */
-export async function pageSection(model: NativeModel, dataRoot: string, count: number, keepRatio: number, log: (line: string) => void) {
+export async function pageSection(model: NativeModel, readers: PageReaders, dataRoot: string, count: number, keepRatio: number, log: (line: string) => void) {
   const pages = (await loadDatasets(dataRoot).catch(() => [])).filter((i) => i.dataset === 'scribe').slice(0, count);
   if (pages.length === 0) return null;
   const sums = Object.fromEntries(MODES.map((m) => [m, { seconds: 0, encode_s: 0, prefill_s: 0, decode_s: 0, committed: 0, forwards: 0 }])) as Record<PageMode, ModeTotals>;
   const identical: Record<AgainstAr, number> = { spec: 0, ar_pruned: 0 };
   const scores = Object.fromEntries(MODES.map((m) => [m, [] as WordScore[]])) as Record<PageMode, WordScore[]>;
+  const specMarkdown: string[] = [];
   for (const item of pages) {
     const runs = {} as Record<PageMode, PageRun>;
     for (const mode of MODES) {
@@ -87,11 +89,22 @@ export async function pageSection(model: NativeModel, dataRoot: string, count: n
       for (const key of Object.keys(sums[mode]) as Array<keyof ModeTotals>) sums[mode][key] += runs[mode].totals[key];
       scores[mode].push(wordScore(markdownPlainText(runs[mode].markdown), item.truth));
     }
+    specMarkdown.push(runs.spec.markdown);
     const same = (mode: AgainstAr) => runs[mode].markdown === runs.ar.markdown;
     for (const mode of AGAINST_AR) if (same(mode)) identical[mode]++;
     const t = (mode: PageMode) => `${runs[mode].totals.seconds.toFixed(2)} s`;
     log(`page ${item.name.padEnd(16)} ar ${t('ar')}  spec ${t('spec')} (decoding ${runs.ar.totals.decode_s.toFixed(2)} -> ${runs.spec.totals.decode_s.toFixed(2)} s, ${same('spec') ? 'same Markdown' : 'DIFFERENT Markdown'})  pruned ${t('ar_pruned')} (${same('ar_pruned') ? 'same Markdown' : 'Markdown differs'})`);
   }
+  // Every core busy: as many pages in flight as there are readers, the run's wall time.
+  const started = performance.now();
+  const perCore: string[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: readers.size }, async () => {
+    for (let i = next++; i < pages.length; i = next++) perCore[i] = (await readPage(readers, pages[i]!, modeOptions('spec', keepRatio))).markdown;
+  }));
+  const perCoreSeconds = (performance.now() - started) / 1000;
+  const perCoreSame = perCore.filter((md, i) => md === specMarkdown[i]).length;
+  log(`pages a page per core (${readers.size} readers, self-spec): ${perCoreSeconds.toFixed(2)} s, Markdown the same as one page at a time on ${perCoreSame} of ${pages.length}`);
   const summary = (mode: PageMode) => {
     const t = sums[mode];
     return {
@@ -115,5 +128,11 @@ export async function pageSection(model: NativeModel, dataRoot: string, count: n
     spec_vs_ar: against('spec'),
     ar_pruned: { keep_ratio: keepRatio, ...summary('ar_pruned') },
     pruned_vs_ar: against('ar_pruned'),
+    spec_page_per_core: {
+      readers: readers.size,
+      pages_per_s: round(pages.length / perCoreSeconds),
+      vs_one_page_at_a_time: round(sums.spec.seconds / perCoreSeconds),
+      identical_markdown: round(perCoreSame / pages.length, 4),
+    },
   };
 }
