@@ -56,6 +56,12 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad files reported, batch goe
     }
     assert.ok(words > 0, `${stem}.hocr has no words`);
   }
+  // Files read side by side (a page per core) give what each gives read alone.
+  mkdirSync(join(out, 'alone'));
+  const alone = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), join(samples, 'two-page-report.pdf'),
+    '-o', join(out, 'alone', 'two-page-report.md'), '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
+  assert.equal(alone.status, 0, alone.stderr);
+  assert.equal(readFileSync(join(out, 'alone', 'two-page-report.md'), 'utf8'), readFileSync(join(out, 'md', 'two-page-report.md'), 'utf8'));
   const strict = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), join(samples, 'page-photo.jpg'),
     '-o', join(out, 'strict'), '--json', '--model', model, '--max-tokens', '3', '--mode', 'ar'], { encoding: 'utf8', cwd: ROOT });
   assert.equal(strict.status, 0, strict.stderr);

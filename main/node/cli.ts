@@ -60,6 +60,11 @@ async function main(): Promise<number> {
   // One file shows its regions as they are read; several files, read side by side, show the files done.
   const bar = new ProgressBar(process.stderr, several ? 'files' : 'regions');
   let filesDone = 0;
+  // A line about one file, on a line of its own below the bar of several files.
+  const fileError = (line: string): void => {
+    if (several) bar.done();
+    console.error(line);
+  };
 
   const readFile = async (i: number, readers: PageReaders | null): Promise<void> => {
     const file = args.files[i]!;
@@ -69,7 +74,7 @@ async function main(): Promise<number> {
       input = readInput(file);
       doc = await openDocument(basename(file), input);
     } catch (err) {
-      console.error(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
+      fileError(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
       failed.push(file);
       return;
     }
@@ -106,12 +111,12 @@ async function main(): Promise<number> {
       if (!several) bar.done();
       const message = (err as Error).message;
       const kept = outputs.pagesWritten;
-      console.error(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
+      fileError(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
       failed.push(file);
       try {
         await outputs.finish({ cancelled: false, error: message });
       } catch (finishErr) {
-        console.error(`error: ${file}: its outputs could not be completed (${(finishErr as Error).message})`);
+        fileError(`error: ${file}: its outputs could not be completed (${(finishErr as Error).message})`);
       }
     } finally {
       doc.close();
@@ -147,6 +152,8 @@ async function main(): Promise<number> {
     `stages: model load ${loadSeconds.toFixed(2)} s; over ${regions} region(s) image encoding ${(stageMs.encode / 1000).toFixed(2)} s, `
     + `prefill ${(stageMs.prefill / 1000).toFixed(2)} s, decoding ${(stageMs.decode / 1000).toFixed(2)} s`,
   );
+  // Files read side by side fail in the order they end; the summary names them in the order given.
+  failed.sort((a, b) => args.files.indexOf(a) - args.files.indexOf(b));
   if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
   await engines.close();
   return failed.length > 0 ? 1 : 0;
