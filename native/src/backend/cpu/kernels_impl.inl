@@ -337,38 +337,6 @@ inline void depthwise_four(const float* src, int W, int C, int k, int sx, const 
   for (int o = 0; o < 4; ++o) Vec::store(out + size_t(o) * C + c, acc[o]);
 }
 
-// depthwise_four for a kernel and stride known when compiled (the line encoder's 3 and 5, strides 1 and 2): a
-// row's input columns are loaded once for every tap and output that reads them (8 loads instead of 20 for a
-// 5-wide kernel at stride 1), with the same multiply-adds in the same order.
-template <int K, int SX>
-inline void depthwise_four_fixed(const float* src, int W, int C, const float* taps, const float* bias, float* out,
-                                 int y0, int x0, int c, int ky0, int ky1) {
-  constexpr int kInputs = 3 * SX + K;
-  typename Vec::R acc[4];
-  for (int o = 0; o < 4; ++o) acc[o] = Vec::load(bias + c);
-  for (int ky = ky0; ky < ky1; ++ky) {
-    const float* row = src + (size_t(y0 + ky) * W + size_t(x0)) * C + c;
-    typename Vec::R in[kInputs];
-    for (int j = 0; j < kInputs; ++j) in[j] = Vec::load(row + size_t(j) * C);
-    for (int kx = 0; kx < K; ++kx) {
-      const typename Vec::R t = Vec::load(taps + size_t(ky * K + kx) * C + c);
-      for (int o = 0; o < 4; ++o) acc[o] = Vec::fma(in[o * SX + kx], t, acc[o]);
-    }
-  }
-  for (int o = 0; o < 4; ++o) Vec::store(out + size_t(o) * C + c, acc[o]);
-}
-
-using DepthwiseFour = void (*)(const float*, int, int, const float*, const float*, float*, int, int, int, int, int);
-
-// The compiled-in depthwise_four for (k, sx), or nullptr.
-inline DepthwiseFour depthwise_four_for(int k, int sx) {
-  if (k == 3 && sx == 1) return depthwise_four_fixed<3, 1>;
-  if (k == 3 && sx == 2) return depthwise_four_fixed<3, 2>;
-  if (k == 5 && sx == 1) return depthwise_four_fixed<5, 1>;
-  if (k == 5 && sx == 2) return depthwise_four_fixed<5, 2>;
-  return nullptr;
-}
-
 // Output rows [oy_begin, oy_end) of a depthwise convolution (Kernels::depthwise_rows). Each output element is
 // its bias plus each in-bounds tap's product, accumulated in (ky, kx) order with Vec::fma (one rounding per
 // tap where the ISA fuses, as the CUDA kernel's contracted loop does), L channels at a time; a channel tail
@@ -379,7 +347,6 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
   const int Wo = (W + sx - 1) / sx, pad = k / 2, cv = C - C % Vec::L;
   // Outputs [ox_in, ox_end) read columns inside the image for every kx.
   const int ox_in = (pad + sx - 1) / sx, ox_end = W - k + pad >= 0 ? (W - k + pad) / sx + 1 : 0;
-  const DepthwiseFour fixed = depthwise_four_for(k, sx);
   for (int oy = oy_begin; oy < oy_end; ++oy) {
     const int y0 = oy * sy - pad;
     // The kernel rows inside the image; the rows outside add nothing, as in the loops below.
@@ -388,10 +355,7 @@ void depthwise_rows(const float* src, int H, int W, int C, int k, int sy, int sx
       float* out = dst + (size_t(oy) * Wo + ox) * C;
       const int x0 = ox * sx - pad;
       if (cv == C && ox >= ox_in && ox + 4 <= ox_end) {
-        if (fixed)
-          for (int c = 0; c < C; c += Vec::L) fixed(src, W, C, taps, bias, out, y0, x0, c, ky0, ky1);
-        else
-          for (int c = 0; c < C; c += Vec::L) depthwise_four(src, W, C, k, sx, taps, bias, out, y0, x0, c, ky0, ky1);
+        for (int c = 0; c < C; c += Vec::L) depthwise_four(src, W, C, k, sx, taps, bias, out, y0, x0, c, ky0, ky1);
         ox += 4;
         continue;
       }
