@@ -70,7 +70,8 @@ __global__ void layer_norm_kernel(const float* __restrict__ x, int rows, int dim
   for (int i = 0; i < dim; ++i) yr[i] = (xr[i] - mean) * inv * w[i] + b[i];
 }
 
-// One row per thread: the rows are the columns of a line (tens), each a few thousand classes.
+// One row per thread: the rows are the columns of a line (tens), each a few thousand classes. It sums in row
+// order, not in the CPU's vector lanes: the two agree within float rounding (op_parity), not bit for bit.
 __global__ void softmax_rows_kernel(float* x, int rows, int cols) {
   const int r = int(size_t(blockIdx.x) * blockDim.x + threadIdx.x);
   if (r >= rows) return;
