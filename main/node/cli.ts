@@ -1,7 +1,7 @@
 // `npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--mode ar|spec|mtp|diffusion] [--json] [--hocr] [--pdf] ...`:
 // scans to Markdown (and hOCR: words with their boxes and confidences; and searchable PDFs) from the command line. Options and
 // outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
-// reported on one line and the batch goes on; the exit status says whether every file succeeded.
+// reported on one line and the batch goes on; the exit status says whether every file succeeded (130: cancelled with Ctrl+C).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sharp } from './image-codec';
@@ -60,6 +60,8 @@ async function main(): Promise<number> {
   // One file shows its regions as they are read; several files, read side by side, show the files done.
   const bar = new ProgressBar(process.stderr, several ? 'files' : 'regions');
   let filesDone = 0;
+  // Files read to their end; a cancelled run names how many it left unread or part read.
+  let filesRead = 0;
   // A line about one file, on a line of its own below the bar of several files.
   const fileError = (line: string): void => {
     if (several) bar.done();
@@ -107,6 +109,7 @@ async function main(): Promise<number> {
       });
       if (!several) bar.done();
       await outputs.finish({ cancelled });
+      if (!cancelled) filesRead++;
     } catch (err) {
       if (!several) bar.done();
       const message = (err as Error).message;
@@ -131,6 +134,7 @@ async function main(): Promise<number> {
     const worker = async (): Promise<void> => {
       for (let i = next++; i < args.files.length && !controller.signal.aborted; i = next++) {
         await readFile(i, readers);
+        if (controller.signal.aborted) break;
         filesDone++;
         const elapsedMs = Date.now() - started;
         bar.update(filesDone, args.files.length, Math.round((elapsedMs / filesDone) * (args.files.length - filesDone)));
@@ -144,7 +148,7 @@ async function main(): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
   const backend = addon.info().backend;
   console.error(
-    `${pages} page(s) from ${args.files.length - failed.length}/${args.files.length} file(s) in ${seconds.toFixed(1)} s: `
+    `${pages} page(s) from ${filesRead}/${args.files.length} file(s) in ${seconds.toFixed(1)} s: `
     + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens kept of ${committed} decoded, `
     + `${(committed / Math.max(forwards, 1)).toFixed(2)} tokens per forward, mode ${args.options.mode}, backend ${backend}`,
   );
@@ -155,8 +159,11 @@ async function main(): Promise<number> {
   // Files read side by side fail in the order they end; the summary names them in the order given.
   failed.sort((a, b) => args.files.indexOf(a) - args.files.indexOf(b));
   if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
+  const unread = args.files.length - filesRead - failed.length;
+  if (controller.signal.aborted) console.error(`cancelled: ${unread} file(s) not read to the end`);
   await engines.close();
-  return failed.length > 0 ? 1 : 0;
+  // 130: stopped by Ctrl+C, as a shell reports a command it interrupted.
+  return controller.signal.aborted ? 130 : failed.length > 0 ? 1 : 0;
 }
 
 if (require.main === module) {
