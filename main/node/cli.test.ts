@@ -2,10 +2,10 @@
 // small random checkpoint stands in for the trained model, so the text is noise but every stage runs; its
 // readings are all unsure, so they are kept by --keep-unsure and dropped without), reports a bad file on one
 // line and goes on; --json and --hocr write the streamed detail and the words with their boxes beside it.
-// Bad options and outputs stop it before any work, with one line and exit status 2.
+// Bad options and outputs stop it before any work, with one line and exit status 2; Ctrl+C stops it with 130.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -169,4 +169,30 @@ test('ocr CLI: a bad option or an output over an input stops it before any work,
   const threads = runCli([scan, '--threads', '100000']);
   assert.equal(threads.status, 2);
   assert.match(threads.stderr, /^--threads must be a whole number from 1 to \d+, not 100000\n$/);
+});
+
+test('ocr CLI: Ctrl+C stops a run of files, keeps what was read, and says how many files were not read', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
+  const { writeTinyCheckpoint } = (await import(join(ROOT, 'native', 'test', 'tiny-checkpoint.mjs'))) as { writeTinyCheckpoint(name: string): string };
+  const model = writeTinyCheckpoint('cli-cancel');
+  const out = mkdtempSync(join(tmpdir(), 'saccade-cli-cancel-'));
+  const page = readFileSync(join(ROOT, 'assets', 'samples', 'scanned-page.png'));
+  const files = Array.from({ length: 40 }, (_, i) => join(out, `page-${i}.png`));
+  for (const f of files) writeFileSync(f, page);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), ...files, '-o', join(out, 'md'), '--model', model, '--max-tokens', '3'], { cwd: ROOT });
+  let stderr = '';
+  // The bar's first line (a tenth of the files read) is the moment to cancel: most files are still to read.
+  const code = await new Promise<number | null>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/\d+ files: \d+%/.test(stderr) && !child.killed) child.kill('SIGINT');
+    });
+    child.on('exit', resolve);
+  });
+  assert.equal(code, 130, stderr);
+  const m = /(\d+) page\(s\) from (\d+)\/40 file\(s\)/.exec(stderr);
+  assert.ok(m, stderr);
+  const read = Number(m[2]);
+  assert.ok(read > 0 && read < 40, stderr);
+  assert.match(stderr, new RegExp(`cancelled: ${40 - read} file\\(s\\) not read to the end`));
+  assert.ok(readdirSync(join(out, 'md')).filter((f) => f.endsWith('.md')).length >= read, 'every file read has its Markdown');
 });
