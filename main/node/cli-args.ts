@@ -28,7 +28,8 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md, out.pdf or folder> [
                      [--views N: read each text line in N views and keep the surest reading (default 2; 1 is faster)]
                      [--keep-unsure: keep readings the model is unsure of, which are dropped by default]
                      [--model DIR: a Saccade checkpoint or a Hugging Face GLM-OCR folder, which reads with --mode mtp (the default for it) or ar, and spec or diffusion once converted to dual mode]
-                     [--threads N up to ${maxThreads()}] [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
+                     [--threads N up to ${maxThreads()}: one page reads on N threads, a run of pages reads N pages at once on one thread each (default: one per core)]
+                     [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
                      [--batch N regions per forward, up to ${MAX_BATCH}] [-- files, even those starting with -]
   PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file, or a
   .pdf file for the searchable PDF alone; with several it names a folder. Without -o the Markdown goes to
