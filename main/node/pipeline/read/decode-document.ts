@@ -185,7 +185,8 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
   // first page cut off by a cancel is handed over as far as it was read, and none after it.
   let cancelled = false;
   let handedOver: Promise<void> = Promise.resolve();
-  const reading: Promise<unknown>[] = [];
+  // The pages in flight, each until it is read and handed over (the list does not grow with the document).
+  const reading = new Set<Promise<void>>();
   let next: Promise<LaidOutPage> | null = wanted.length ? layOut(wanted[0]!) : null;
   try {
     for (let k = 0; k < wanted.length && next; k++) {
@@ -216,14 +217,17 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
       });
       handedOver = turn;
       turn.catch(() => halt.abort());
-      const both = Promise.allSettled([read, turn]).then(() => readers.release(model));
-      reading.push(both);
+      const both: Promise<void> = Promise.allSettled([read, turn]).then(() => {
+        readers.release(model);
+        reading.delete(both);
+      });
+      reading.add(both);
     }
     await handedOver;
   } finally {
     signal.removeEventListener('abort', onAbort);
     halt.abort();
-    await Promise.all(reading);
+    await Promise.all([...reading]);
     if (next) await next.catch(() => undefined);
   }
   return { cancelled };
