@@ -102,6 +102,43 @@ def make_fixtures(seeds: range) -> None:
             f.write("\n")
 
 
+def make_form() -> None:
+    """A form with check boxes, empty and ticked, before their labels and after one, beside typewriter text whose
+    "m" and "n" are about a box's size: what the check-box tests read."""
+    from PIL import ImageDraw, ImageFilter, ImageFont
+
+    fonts = "/usr/share/fonts/truetype/dejavu/"
+    sans = ImageFont.truetype(fonts + "DejaVuSans.ttf", 26)
+    mono = ImageFont.truetype(fonts + "DejaVuSansMono.ttf", 26)
+    page = Image.new("L", (1100, 620), 255)
+    draw = ImageDraw.Draw(page)
+
+    def box(x: int, y: int, ticked: bool) -> int:
+        side = 24
+        draw.rectangle((x, y + 5, x + side, y + 5 + side), outline=0, width=2)
+        if ticked:
+            draw.line((x + 5, y + 10, x + side - 5, y + side), fill=0, width=3)
+            draw.line((x + side - 5, y + 10, x + 5, y + side), fill=0, width=3)
+        return x + side + 14
+
+    draw.text((60, 40), "Purchase requisition", font=sans, fill=0)
+    draw.text((box(60, 110, False), 110), "Purchasing", font=sans, fill=0)
+    draw.text((box(60, 170, True), 170), "Stationery", font=sans, fill=0)
+    x = 60 + draw.textlength("Approved by the committee ", font=sans)
+    draw.text((60, 230), "Approved by the committee", font=sans, fill=0)
+    box(int(x) + 4, 230, True)
+    x = 60 + draw.textlength("Paid ", font=sans)
+    draw.text((60, 270), "Paid", font=sans, fill=0)
+    x = box(int(x) + 4, 270, False)
+    draw.text((x, 270), "Yes", font=sans, fill=0)
+    x = box(int(x + draw.textlength("Yes ", font=sans)) + 4, 270, True)
+    draw.text((x, 270), "No", font=sans, fill=0)
+    draw.text((60, 350), "Summon the common men and women", font=mono, fill=0)
+    draw.text((60, 400), "in the morning; the minutes remain.", font=mono, fill=0)
+    page = page.filter(ImageFilter.GaussianBlur(0.7))
+    page.save(os.path.join(FIXTURES, "form-check-boxes.png"), optimize=True)
+
+
 def make_tiff() -> None:
     """A two-page TIFF (pages of different sizes), to check that every page of a TIFF is read."""
     pages = [Image.fromarray(generate_page(s).image) for s in (40, 41)]
@@ -113,3 +150,4 @@ if __name__ == "__main__":
     make_samples()
     make_fixtures(range(100, 108))
     make_tiff()
+    make_form()

@@ -25,6 +25,8 @@ test('Markdown marks do not count as words', () => {
   // A '<' in text is no tag: the words up to the next real tag stay.
   const text = markdownPlainText('a <70% return, <US$25 too <br/> <td colspan="2">b</td>');
   assert.deepEqual(text.split(/\s+/).filter(Boolean), ['a', '<70%', 'return,', '<US$25', 'too', 'b']);
+  // A check box's mark is no word; brackets in text are.
+  assert.deepEqual(markdownPlainText('[x] Yes [ ] No\n[ ] Maybe [a] [x]y').split(/\s+/).filter(Boolean), ['Yes', 'No', 'Maybe', '[a]', '[x]y']);
 });
 
 test('TEDS is 1 for the same table and falls with wrong structure or text', () => {

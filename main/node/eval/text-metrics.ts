@@ -74,8 +74,8 @@ export function normalisedEditDistance<T>(a: readonly T[], b: readonly T[]): num
 }
 
 /**
- * The words a reader sees in our Markdown: no heading or list marks, no HTML tags, no formula fences, no
- * images. A tag is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
+ * The words a reader sees in our Markdown: no heading or list marks, no check boxes' marks, no HTML tags, no
+ * formula fences, no images. A tag is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
  */
 export function markdownPlainText(md: string): string {
   return md
@@ -85,6 +85,7 @@ export function markdownPlainText(md: string): string {
     .replace(/<\/(td|th)>/gi, ' ')
     .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?\/?>/g, ' ')
     .replace(/^\s*(#{1,6}|[-*]|\d+\.)\s+/gm, '')
+    .replace(/(^|\s)\[[ x]\](?=\s|$)/gm, '$1')
     .replace(/\$\$/g, ' ')
     .replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
 }

@@ -4,7 +4,7 @@
 // read unsurely in their other views; tables and formulas read whole), events streamed as they come, and each
 // page handed over in order, Markdown written, as soon as it and the pages before it are read: nothing of a
 // page outlives it, so memory over a document does not grow with its page count.
-import type { DecodeOptions, DecodeResult, RegionInput } from '../../../../common/engine-types';
+import type { DecodeOptions, DecodeResult, EngineEvent, RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
 import type { NativeModel } from '../../native-addon';
@@ -14,6 +14,7 @@ import { sampleRotated } from '../detect/page-frame';
 import { pageNets } from '../detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions, type PageCrop } from './page-analysis';
 import type { PageSource } from '../source/page-source';
+import { confirmCheckBoxes, markEvents, withCheckBoxes } from './check-box-marks';
 import { ReadingChooser } from './reading-choice';
 import { pageReaders, type PageReaders } from './page-readers';
 
@@ -121,26 +122,10 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
   /** Reads a laid-out page with `model`, its events streamed as they come; cancelled: it stopped partway. */
   const readPage = async ({ analysed, images }: LaidOutPage, model: NativeModel): Promise<ReadPage> => {
     let cancelled = false;
-    const inkLines = analysed.crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
-    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
-    cropsSeen += analysed.crops.length;
-    progress();
-
-    const finished = new Map<string, FinishedRegion>();
-    const relay = new EventRelay(analysed.crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
-      cropsDone++;
-      progress();
-    });
-    const cropsById = new Map(analysed.crops.map((c) => [c.id, c]));
-    const chooser = new ReadingChooser(analysed.crops, (events) => relay.push(events), analysis.dropUnsure ? (dropped) => {
-      const crop = cropsById.get(dropped.cropId)!;
-      emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
-    } : null);
     const viewTokens = new Map<string, number[]>();
-    const decodeViews = async (crops: PageCrop[], views: RegionInput[]): Promise<void> => {
+    const decodeViews = async (views: RegionInput[], maxNewTokens: number, onEvents: (events: EngineEvent[]) => void): Promise<void> => {
       if (views.length === 0 || cancelled || halt.signal.aborted) return;
-      const maxNewTokens = Math.max(...crops.map((c) => tokenBudget(c, options.maxNewTokens)));
-      const call = model.decode(views, { ...options, maxNewTokens }, (events) => chooser.push(events));
+      const call = model.decode(views, { ...options, maxNewTokens }, onEvents);
       const abort = () => call.cancel();
       halt.signal.addEventListener('abort', abort, { once: true });
       try {
@@ -151,15 +136,35 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
         halt.signal.removeEventListener('abort', abort);
       }
     };
+    const crops = withCheckBoxes(analysed.crops, await confirmCheckBoxes(analysed.checkBoxes, decodeViews));
+    const inkLines = crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
+    emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
+    cropsSeen += crops.length;
+    progress();
+
+    const finished = new Map<string, FinishedRegion>();
+    const relay = new EventRelay(crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
+      cropsDone++;
+      progress();
+    });
+    const read = crops.filter((c) => c.views.length > 0);
+    const cropsById = new Map(read.map((c) => [c.id, c]));
+    const chooser = new ReadingChooser(read, (events) => relay.push(events), analysis.dropUnsure ? (dropped) => {
+      const crop = cropsById.get(dropped.cropId)!;
+      emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
+    } : null);
+    for (const c of crops) if (c.checkBox) relay.push(markEvents({ ...c, checkBox: c.checkBox }));
+    const budget = (cs: PageCrop[]) => Math.max(...cs.map((c) => tokenBudget(c, options.maxNewTokens)));
+    const toChooser = (events: EngineEvent[]) => chooser.push(events);
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
     // need the caller's full limit) go in separate calls: a model that fails to stop on one line then costs
     // a line's budget, not a table's. Lines are read in their first view, then the unsure ones in the others.
-    const lines = analysed.crops.filter((c) => c.kind === 'text');
-    await decodeViews(lines, lines.map((c) => c.views[0]!));
+    const lines = read.filter((c) => c.kind === 'text');
+    await decodeViews(lines.map((c) => c.views[0]!), budget(lines), toChooser);
     const again = new Set(chooser.awaiting());
-    await decodeViews(lines, lines.flatMap((c) => c.views.filter((v) => again.has(v.id))));
-    const whole = analysed.crops.filter((c) => c.kind !== 'text');
-    await decodeViews(whole, whole.map((c) => c.views[0]!));
+    await decodeViews(lines.flatMap((c) => c.views.filter((v) => again.has(v.id))), budget(lines), toChooser);
+    const whole = read.filter((c) => c.kind !== 'text');
+    await decodeViews(whole.map((c) => c.views[0]!), budget(whole), toChooser);
     if (halt.signal.aborted) cancelled = true;
     const results: DecodeResult['regions'] = [];
     const recognised: RecognisedRegion[] = [];
@@ -172,7 +177,7 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
       }
       const done = finished.get(region.id);
       if (!done) continue;
-      const tokens = analysed.crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
+      const tokens = crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
       const table = analysed.tables.get(region.id);
       results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
       recognised.push({ kind: block.kind, lines: done.lines, table });

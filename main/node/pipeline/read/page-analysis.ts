@@ -9,6 +9,7 @@ import { detectPage, type PageDetection } from '../detect/detect-page';
 import type { PageFrame } from '../detect/page-frame';
 import { normalAngle, type RotatedBox } from '../detect/rotated-box';
 import type { GrayImage } from '../gray-image';
+import { checkBoxCandidates, type CheckBoxCandidate, type CheckMark, type MarkableLine } from './check-box-marks';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
 import { tableMarkup, type TableMarkup } from '../write/table-markup';
@@ -44,6 +45,8 @@ export interface PageCrop {
   angle: number;
   /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
   inkWords: Box[];
+  /** A confirmed check box (no views): the mark written for it, unread (check-box-marks.ts). */
+  checkBox?: CheckMark;
 }
 
 export interface AnalysedPage {
@@ -57,6 +60,8 @@ export interface AnalysedPage {
   figures: Map<string, { box: RotatedBox; angle: number }>;
   /** The direction the page's text runs in on the source (radians; 0 upright). */
   angle: number;
+  /** Check-box candidates beside or in the lines of its text blocks, for the reader to confirm. */
+  checkBoxes: CheckBoxCandidate[];
 }
 
 function engineKind(kind: LayoutBlock['kind']): RegionKind {
@@ -97,6 +102,8 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
   const crops: PageCrop[] = [];
   const tables = new Map<string, TableMarkup>();
   const figures = new Map<string, { box: RotatedBox; angle: number }>();
+  // Lines of text blocks, where a check box can stand in the text (a table's cells keep their grid's markup).
+  const markable: MarkableLine[] = [];
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
     regions.push({ id, page, kind: block.kind, box: roundBox(frame.boxToSource(block.box)), order: block.order });
@@ -120,12 +127,14 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
     parts.forEach((line, n) => {
       const crop = lineCrop(raster, frame, line);
       const cropId = `${id}/${n}`;
+      const words = inkWords(crop).map(roundBox);
+      if (!byCells) markable.push({ id: cropId, crop, words });
       const images = options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(crop.image, v)) : [crop.image];
-      crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), angle: crop.angle, inkWords: inkWords(crop).map(roundBox),
+      crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), angle: crop.angle, inkWords: words,
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
     });
   });
-  return { page, regions, blocks, crops, tables, figures, angle: frame.angle };
+  return { page, regions, blocks, crops, tables, figures, angle: frame.angle, checkBoxes: checkBoxCandidates(raster, markable) };
 }
 
 /**

@@ -1,0 +1,149 @@
+// Check boxes on forms. No detector we ship names them (the text detector fires on some, and the reader then
+// writes whatever letter the square looks like), so candidates are found in the page's ink: a piece of ink
+// shaped like a hollow square about as tall as the page's text, ruled on all four sides and in every corner,
+// with nothing inside it (empty) or a mark (ticked). A solid square is a bullet, a ruled grid's small cells are
+// one piece of ink with the whole grid, and "O" or "D" touch their bounds only where they curve. At ten pixels
+// shape alone cannot tell a box from a blurred typewriter "m", so these are candidates only: the reader confirms
+// them (read/check-box-marks.ts, docs/decisions/0025).
+import type { Box } from '../../../../common/protocol';
+import type { GrayImage } from '../gray-image';
+
+export interface CheckBoxShape {
+  /** The square's bounds on the source page. */
+  box: Box;
+  ticked: boolean;
+}
+
+/** A side is drawn when ink crosses its band at this share of the positions along it (a scan breaks rules). */
+const SIDE_DRAWN = 0.9;
+/** Width and height of a square within this share of each other. */
+const SQUARE = 0.2;
+/** The band along each side that holds its rule, as a share of the side; the inside begins past two bands. */
+const RULE_BAND = 0.1;
+/** Ink inside beyond this share is a mark (a tick, a cross, a dot); beyond SOLID the square is a bullet. */
+const MARKED = 0.05;
+const SOLID = 0.9;
+/** A box's side, from this share of the page's line height (the detector's boxes, margins included) to LARGEST. */
+const SMALLEST = 0.4;
+const LARGEST = 1.5;
+
+/** The grey level between paper and ink by Otsu's criterion over the page's histogram. */
+function inkThreshold(img: GrayImage): number {
+  const hist = new Float64Array(256);
+  for (const v of img.data) hist[v]!++;
+  const total = img.data.length;
+  let sumAll = 0;
+  for (let i = 0; i < 256; i++) sumAll += i * hist[i]!;
+  let below = 0;
+  let sumBelow = 0;
+  let best = 0;
+  let threshold = 128;
+  for (let t = 0; t < 256; t++) {
+    below += hist[t]!;
+    sumBelow += t * hist[t]!;
+    const above = total - below;
+    if (below === 0 || above === 0) continue;
+    const between = below * above * (sumBelow / below - (sumAll - sumBelow) / above) ** 2;
+    if (between > best) {
+      best = between;
+      threshold = t;
+    }
+  }
+  return threshold;
+}
+
+/** The bounds of each 8-connected piece of ink no larger than `largest` either way (larger ones are skipped whole). */
+function inkPieces(ink: Uint8Array, width: number, height: number, largest: number): Box[] {
+  const seen = new Uint8Array(width * height);
+  const stack: number[] = [];
+  const pieces: Box[] = [];
+  const visit = (j: number) => {
+    if (ink[j] && !seen[j]) {
+      seen[j] = 1;
+      stack.push(j);
+    }
+  };
+  for (let start = 0; start < ink.length; start++) {
+    if (!ink[start] || seen[start]) continue;
+    const p = { x0: width, y0: height, x1: 0, y1: 0 };
+    visit(start);
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % width;
+      const y = (i - x) / width;
+      if (x < p.x0) p.x0 = x;
+      if (x >= p.x1) p.x1 = x + 1;
+      if (y < p.y0) p.y0 = y;
+      if (y >= p.y1) p.y1 = y + 1;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(height - 1, y + 1); yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(width - 1, x + 1); xx++) visit(yy * width + xx);
+      }
+    }
+    if (p.x1 - p.x0 <= largest && p.y1 - p.y0 <= largest) pieces.push(p);
+  }
+  return pieces;
+}
+
+/** Share of the positions along one side of `p` whose band across the side holds ink. */
+function sideDrawn(ink: Uint8Array, width: number, p: Box, side: 'top' | 'bottom' | 'left' | 'right', band: number): number {
+  const horizontal = side === 'top' || side === 'bottom';
+  const [from, to] = horizontal ? [p.x0, p.x1] : [p.y0, p.y1];
+  const [a0, a1] = side === 'top' ? [p.y0, p.y0 + band] : side === 'bottom' ? [p.y1 - band, p.y1]
+    : side === 'left' ? [p.x0, p.x0 + band] : [p.x1 - band, p.x1];
+  let drawn = 0;
+  for (let a = from; a < to; a++) {
+    for (let b = a0; b < a1; b++) {
+      if (ink[horizontal ? b * width + a : a * width + b]) {
+        drawn++;
+        break;
+      }
+    }
+  }
+  return drawn / Math.max(1, to - from);
+}
+
+/** Whether each corner's band-sized square holds ink: a box's rules meet there, a letter's curves do not. */
+function cornersInked(ink: Uint8Array, width: number, p: Box, band: number): boolean {
+  const corner = (x0: number, y0: number): boolean => {
+    for (let y = y0; y < y0 + band; y++) {
+      for (let x = x0; x < x0 + band; x++) if (ink[y * width + x]) return true;
+    }
+    return false;
+  };
+  return corner(p.x0, p.y0) && corner(p.x1 - band, p.y0) && corner(p.x0, p.y1 - band) && corner(p.x1 - band, p.y1 - band);
+}
+
+/**
+ * The check-box candidates on a page whose text lines are about `lineHeight` pixels high (the detector's line
+ * boxes, which hold a margin above and below the letters).
+ */
+export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShape[] {
+  if (!(lineHeight > 0)) return [];
+  const smallest = Math.max(6, Math.round(SMALLEST * lineHeight));
+  const largest = Math.round(LARGEST * lineHeight);
+  const threshold = inkThreshold(img);
+  const ink = new Uint8Array(img.data.length);
+  for (let i = 0; i < ink.length; i++) ink[i] = img.data[i]! <= threshold ? 1 : 0;
+  const found: CheckBoxShape[] = [];
+  for (const p of inkPieces(ink, img.width, img.height, largest)) {
+    const w = p.x1 - p.x0;
+    const h = p.y1 - p.y0;
+    if (Math.min(w, h) < smallest || Math.abs(w - h) > SQUARE * Math.max(w, h)) continue;
+    const band = Math.max(2, Math.round(RULE_BAND * Math.min(w, h)));
+    if ((['top', 'bottom', 'left', 'right'] as const).some((s) => sideDrawn(ink, img.width, p, s, band) < SIDE_DRAWN)) continue;
+    if (!cornersInked(ink, img.width, p, band)) continue;
+    let inside = 0;
+    let area = 0;
+    for (let y = p.y0 + 2 * band; y < p.y1 - 2 * band; y++) {
+      for (let x = p.x0 + 2 * band; x < p.x1 - 2 * band; x++) {
+        inside += ink[y * img.width + x]!;
+        area++;
+      }
+    }
+    if (area === 0) continue;
+    const share = inside / area;
+    if (share > SOLID) continue;
+    found.push({ box: p, ticked: share > MARKED });
+  }
+  return found;
+}
