@@ -20,6 +20,7 @@ import { defaultModelDir, loadAddon } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions, type PageReaders } from './pipeline';
 import { pageNets } from './pipeline/detect/page-nets';
+import { isCheckMark } from './pipeline/read/check-box-marks';
 import { analysePage } from './pipeline/read/page-analysis';
 import { openPageSource } from './pipeline/source/page-source';
 import { RunRecorder } from './run-recorder';
@@ -194,10 +195,12 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
   tally.words.push(ws);
   tally.joined.push(wordScore(joinHyphenated(plain), joinHyphenated(item.truth), item.dataset === 'sroie'));
   if (!out.words) return ws;
+  // A check box's mark is no word of the page (markdownPlainText leaves it out of the text too).
+  const words = out.words.filter((w) => !isCheckMark(w.text));
   if (item.truthWords && item.truthSize) {
     const sx = item.truthSize.width / out.frame.width;
     const sy = item.truthSize.height / out.frame.height;
-    const placed = out.words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
+    const placed = words.map((w) => ({ text: w.text, box: { x0: w.box.x0 * sx, y0: w.box.y0 * sy, x1: w.box.x1 * sx, y1: w.box.y1 * sy } }));
     const h = wordBoxHits(placed, item.truthWords);
     tally.boxes.hits += h.hits;
     tally.boxes.fits += h.fits;
@@ -208,7 +211,7 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
   // SROIE's transcripts are in capitals: its words are compared without case, as its word F1 is.
   const fold = item.dataset === 'sroie' ? (s: string) => s.toLowerCase() : (s: string) => s;
   const onPage = new Set([...truthText.split(/\s+/), ...joinHyphenated(item.truth).split(/\s+/)].map(fold));
-  const c = confidenceSplit(out.words.map((w) => ({ ...w, text: fold(w.text) })), onPage);
+  const c = confidenceSplit(words.map((w) => ({ ...w, text: fold(w.text) })), onPage);
   for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight', 'wrong', 'wrongFlagged'] as const) tally.split[k] += c[k];
   return ws;
 }

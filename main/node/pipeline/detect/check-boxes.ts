@@ -27,11 +27,13 @@ const SOLID = 0.9;
 const SMALLEST = 0.4;
 const LARGEST = 1.5;
 
-/** The grey level between paper and ink by Otsu's criterion over the page's histogram. */
+/** The grey level between paper and ink by Otsu's criterion over the histogram of every fourth pixel. */
 function inkThreshold(img: GrayImage): number {
   const hist = new Float64Array(256);
-  for (const v of img.data) hist[v]!++;
-  const total = img.data.length;
+  const { data } = img;
+  for (let i = 0; i < data.length; i += 4) hist[data[i]!]!++;
+  let total = 0;
+  for (let v = 0; v < 256; v++) total += hist[v]!;
   let sumAll = 0;
   for (let i = 0; i < 256; i++) sumAll += i * hist[i]!;
   let below = 0;
@@ -52,19 +54,33 @@ function inkThreshold(img: GrayImage): number {
   return threshold;
 }
 
-/** The bounds of each 8-connected piece of ink no larger than `largest` either way (larger ones are skipped whole). */
-function inkPieces(ink: Uint8Array, width: number, height: number, largest: number): Box[] {
+/** Ink: pixels at or below the threshold. */
+interface Ink {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  threshold: number;
+}
+
+const inked = (ink: Ink, i: number) => ink.data[i]! <= ink.threshold;
+
+/**
+ * The bounds of each 8-connected piece of ink that holds a row of ink from `shortest` to `largest` pixels long
+ * (a box's top rule), if the piece is no larger than `largest` either way. Only those pieces are traced, so the
+ * cost follows the page's rules and box-wide strokes, not all of its ink.
+ */
+function ruledPieces(ink: Ink, shortest: number, largest: number): Box[] {
+  const { width, height, data, threshold } = ink;
   const seen = new Uint8Array(width * height);
   const stack: number[] = [];
   const pieces: Box[] = [];
   const visit = (j: number) => {
-    if (ink[j] && !seen[j]) {
+    if (!seen[j] && data[j]! <= threshold) {
       seen[j] = 1;
       stack.push(j);
     }
   };
-  for (let start = 0; start < ink.length; start++) {
-    if (!ink[start] || seen[start]) continue;
+  const trace = (start: number): Box => {
     const p = { x0: width, y0: height, x1: 0, y1: 0 };
     visit(start);
     while (stack.length) {
@@ -79,13 +95,28 @@ function inkPieces(ink: Uint8Array, width: number, height: number, largest: numb
         for (let xx = Math.max(0, x - 1); xx <= Math.min(width - 1, x + 1); xx++) visit(yy * width + xx);
       }
     }
-    if (p.x1 - p.x0 <= largest && p.y1 - p.y0 <= largest) pieces.push(p);
+    return p;
+  };
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let x = 0;
+    while (x < width) {
+      if (data[row + x]! > threshold) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < width && data[row + x]! <= threshold) x++;
+      if (x - start < shortest || x - start > largest || seen[row + start]) continue;
+      const p = trace(row + start);
+      if (p.x1 - p.x0 <= largest && p.y1 - p.y0 <= largest) pieces.push(p);
+    }
   }
   return pieces;
 }
 
 /** Share of the positions along one side of `p` whose band across the side holds ink. */
-function sideDrawn(ink: Uint8Array, width: number, p: Box, side: 'top' | 'bottom' | 'left' | 'right', band: number): number {
+function sideDrawn(ink: Ink, p: Box, side: 'top' | 'bottom' | 'left' | 'right', band: number): number {
   const horizontal = side === 'top' || side === 'bottom';
   const [from, to] = horizontal ? [p.x0, p.x1] : [p.y0, p.y1];
   const [a0, a1] = side === 'top' ? [p.y0, p.y0 + band] : side === 'bottom' ? [p.y1 - band, p.y1]
@@ -93,7 +124,7 @@ function sideDrawn(ink: Uint8Array, width: number, p: Box, side: 'top' | 'bottom
   let drawn = 0;
   for (let a = from; a < to; a++) {
     for (let b = a0; b < a1; b++) {
-      if (ink[horizontal ? b * width + a : a * width + b]) {
+      if (inked(ink, horizontal ? b * ink.width + a : a * ink.width + b)) {
         drawn++;
         break;
       }
@@ -103,10 +134,10 @@ function sideDrawn(ink: Uint8Array, width: number, p: Box, side: 'top' | 'bottom
 }
 
 /** Whether each corner's band-sized square holds ink: a box's rules meet there, a letter's curves do not. */
-function cornersInked(ink: Uint8Array, width: number, p: Box, band: number): boolean {
+function cornersInked(ink: Ink, p: Box, band: number): boolean {
   const corner = (x0: number, y0: number): boolean => {
     for (let y = y0; y < y0 + band; y++) {
-      for (let x = x0; x < x0 + band; x++) if (ink[y * width + x]) return true;
+      for (let x = x0; x < x0 + band; x++) if (inked(ink, y * ink.width + x)) return true;
     }
     return false;
   };
@@ -121,22 +152,21 @@ export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShap
   if (!(lineHeight > 0)) return [];
   const smallest = Math.max(6, Math.round(SMALLEST * lineHeight));
   const largest = Math.round(LARGEST * lineHeight);
-  const threshold = inkThreshold(img);
-  const ink = new Uint8Array(img.data.length);
-  for (let i = 0; i < ink.length; i++) ink[i] = img.data[i]! <= threshold ? 1 : 0;
+  const ink: Ink = { ...img, threshold: inkThreshold(img) };
   const found: CheckBoxShape[] = [];
-  for (const p of inkPieces(ink, img.width, img.height, largest)) {
+  // A box's top rule runs across at least SIDE_DRAWN of its side.
+  for (const p of ruledPieces(ink, Math.floor(SIDE_DRAWN * smallest), largest)) {
     const w = p.x1 - p.x0;
     const h = p.y1 - p.y0;
     if (Math.min(w, h) < smallest || Math.abs(w - h) > SQUARE * Math.max(w, h)) continue;
     const band = Math.max(2, Math.round(RULE_BAND * Math.min(w, h)));
-    if ((['top', 'bottom', 'left', 'right'] as const).some((s) => sideDrawn(ink, img.width, p, s, band) < SIDE_DRAWN)) continue;
-    if (!cornersInked(ink, img.width, p, band)) continue;
+    if ((['top', 'bottom', 'left', 'right'] as const).some((s) => sideDrawn(ink, p, s, band) < SIDE_DRAWN)) continue;
+    if (!cornersInked(ink, p, band)) continue;
     let inside = 0;
     let area = 0;
     for (let y = p.y0 + 2 * band; y < p.y1 - 2 * band; y++) {
       for (let x = p.x0 + 2 * band; x < p.x1 - 2 * band; x++) {
-        inside += ink[y * img.width + x]!;
+        if (inked(ink, y * img.width + x)) inside++;
         area++;
       }
     }

@@ -16,6 +16,11 @@ import type { PageCrop } from './page-analysis';
 
 export type CheckMark = '[ ]' | '[x]';
 
+/** Whether a word is a check box's mark (the Markdown's and the word boxes' one spelling of a box). */
+export function isCheckMark(text: string): text is CheckMark {
+  return text === '[ ]' || text === '[x]';
+}
+
 /** A candidate box tied to a text line. */
 export interface CheckBoxCandidate {
   /** Its id; its view's is `${id}#0`. */

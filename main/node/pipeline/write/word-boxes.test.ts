@@ -95,3 +95,13 @@ test('words take the boxes of the ink they align with: trailing fixations, warm-
     () => ink);
   assert.deepEqual(early!.words[0]!.box, { x0: 4, y0: 3, x1: 31, y1: 16 });
 });
+
+test('a check box\'s mark is one word, boxed where the box is', () => {
+  const mark: FixationFrame = { box: { x0: 100, y0: 50, x1: 120, y1: 70 }, rows: 1, cols: 1 };
+  const label: FixationFrame = { box: { x0: 125, y0: 45, x1: 225, y1: 75 }, rows: 1, cols: 10 };
+  const lines = regionWords({ x0: 90, y0: 40, x1: 230, y1: 80 }, null, [token('[ ]', 1, 0, mark), token(' Yes', 0.9, 2, label)], false);
+  assert.deepEqual(lines.flatMap((l) => l.words.map((w) => [w.text, w.box])), [
+    ['[ ]', { x0: 100, y0: 50, x1: 120, y1: 70 }],
+    ['Yes', { x0: 145, y0: 45, x1: 155, y1: 75 }],
+  ]);
+});

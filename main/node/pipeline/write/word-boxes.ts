@@ -9,6 +9,7 @@
 import type { TokenEvent } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
 import { quarterTurns, turnBox } from '../../../../common/quarter-turns';
+import { isCheckMark } from '../read/check-box-marks';
 import { unescapeHtml } from './table-markup';
 
 export interface WordBox {
@@ -68,6 +69,13 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
     const frame = frames[k]!;
     if (line && !sameBox(frame?.box, line.frame?.box)) endLine();
     const text = markup ? unescapeHtml(t.text.replace(/<[^>]*>/g, ' ')) : t.text;
+    // A check box's mark is one word, its space included.
+    if (isCheckMark(text.trim())) {
+      endWord();
+      line ??= { frame, lineCrop: frame !== own, words: [] };
+      line.words.push({ text: text.trim(), tokens: [t] });
+      return;
+    }
     for (const ch of text) {
       if (ch === '\n') endLine();
       else if (/\s/.test(ch)) endWord();
