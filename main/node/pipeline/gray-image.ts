@@ -7,6 +7,40 @@ export interface GrayImage {
   data: Uint8Array;
 }
 
+/** The count of each grey level, over every `step`-th pixel. */
+export function histogram(data: Uint8Array, step = 1): Uint32Array {
+  const h = new Uint32Array(256);
+  for (let i = 0; i < data.length; i += step) h[data[i]!]!++;
+  return h;
+}
+
+/** Otsu's threshold: the grey level that best splits a histogram into ink (at or below it) and paper. */
+export function otsuThreshold(h: Uint32Array): number {
+  let n = 0;
+  let sum = 0;
+  for (let v = 0; v < 256; v++) {
+    n += h[v]!;
+    sum += v * h[v]!;
+  }
+  let wB = 0;
+  let sumB = 0;
+  let best = -1;
+  let threshold = 128;
+  for (let t = 0; t < 256; t++) {
+    wB += h[t]!;
+    if (wB === 0) continue;
+    const wF = n - wB;
+    if (wF === 0) break;
+    sumB += t * h[t]!;
+    const between = wB * wF * (sumB / wB - (sum - sumB) / wF) ** 2;
+    if (between > best) {
+      best = between;
+      threshold = t;
+    }
+  }
+  return threshold;
+}
+
 export function blankImage(width: number, height: number, value = 255): GrayImage {
   return { width, height, data: new Uint8Array(width * height).fill(value) };
 }

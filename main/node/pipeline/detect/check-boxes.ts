@@ -6,7 +6,7 @@
 // shape alone cannot tell a box from a blurred typewriter "m", so these are candidates only: the reader confirms
 // them (read/check-box-marks.ts, docs/decisions/0025).
 import type { Box } from '../../../../common/protocol';
-import type { GrayImage } from '../gray-image';
+import { histogram, otsuThreshold, type GrayImage } from '../gray-image';
 
 export interface CheckBoxShape {
   /** The square's bounds on the source page. */
@@ -26,33 +26,6 @@ const SOLID = 0.9;
 /** A box's side, from this share of the page's line height (the detector's boxes, margins included) to LARGEST. */
 const SMALLEST = 0.4;
 const LARGEST = 1.5;
-
-/** The grey level between paper and ink by Otsu's criterion over the histogram of every fourth pixel. */
-function inkThreshold(img: GrayImage): number {
-  const hist = new Float64Array(256);
-  const { data } = img;
-  for (let i = 0; i < data.length; i += 4) hist[data[i]!]!++;
-  let total = 0;
-  for (let v = 0; v < 256; v++) total += hist[v]!;
-  let sumAll = 0;
-  for (let i = 0; i < 256; i++) sumAll += i * hist[i]!;
-  let below = 0;
-  let sumBelow = 0;
-  let best = 0;
-  let threshold = 128;
-  for (let t = 0; t < 256; t++) {
-    below += hist[t]!;
-    sumBelow += t * hist[t]!;
-    const above = total - below;
-    if (below === 0 || above === 0) continue;
-    const between = below * above * (sumBelow / below - (sumAll - sumBelow) / above) ** 2;
-    if (between > best) {
-      best = between;
-      threshold = t;
-    }
-  }
-  return threshold;
-}
 
 /** Ink: pixels at or below the threshold. */
 interface Ink {
@@ -152,7 +125,8 @@ export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShap
   if (!(lineHeight > 0)) return [];
   const smallest = Math.max(6, Math.round(SMALLEST * lineHeight));
   const largest = Math.round(LARGEST * lineHeight);
-  const ink: Ink = { ...img, threshold: inkThreshold(img) };
+  // Otsu's level over every fourth pixel: as good as all of them, at a quarter of the cost.
+  const ink: Ink = { ...img, threshold: otsuThreshold(histogram(img.data, 4)) };
   const found: CheckBoxShape[] = [];
   // A box's top rule runs across at least SIDE_DRAWN of its side.
   for (const p of ruledPieces(ink, Math.floor(SIDE_DRAWN * smallest), largest)) {

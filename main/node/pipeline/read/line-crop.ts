@@ -5,7 +5,7 @@
 import type { Box } from '../../../../common/protocol';
 import { sampleRotated } from '../detect/page-frame';
 import { boundsOf, type Point, type RotatedBox } from '../detect/rotated-box';
-import type { GrayImage } from '../gray-image';
+import { histogram, otsuThreshold, type GrayImage } from '../gray-image';
 
 /**
  * A gap between letters is under a tenth of the line's height in running text; a word space a quarter or
@@ -20,12 +20,6 @@ export interface LineCrop {
   angle: number;
 }
 
-function histogram(data: Uint8Array): Uint32Array {
-  const h = new Uint32Array(256);
-  for (const v of data) h[v]!++;
-  return h;
-}
-
 function percentile(h: Uint32Array, n: number, q: number): number {
   let acc = 0;
   for (let v = 0; v < 256; v++) {
@@ -33,29 +27,6 @@ function percentile(h: Uint32Array, n: number, q: number): number {
     if (acc > q * n) return v;
   }
   return 255;
-}
-
-/** Otsu's threshold: the grey level that best splits the crop into ink and paper. */
-function otsu(h: Uint32Array, n: number): number {
-  let sum = 0;
-  for (let v = 0; v < 256; v++) sum += v * h[v]!;
-  let wB = 0;
-  let sumB = 0;
-  let best = -1;
-  let threshold = 128;
-  for (let t = 0; t < 256; t++) {
-    wB += h[t]!;
-    if (wB === 0) continue;
-    const wF = n - wB;
-    if (wF === 0) break;
-    sumB += t * h[t]!;
-    const between = wB * wF * (sumB / wB - (sum - sumB) / wF) ** 2;
-    if (between > best) {
-      best = between;
-      threshold = t;
-    }
-  }
-  return threshold;
 }
 
 /** Dark on light at full contrast: a crop whose paper (its median) is darker than mid-grey is inverted. */
@@ -106,7 +77,7 @@ export function cropBounds(c: LineCrop): Box {
  */
 export function inkWords(c: LineCrop): Box[] {
   const { width, height, data } = c.image;
-  const t = otsu(histogram(data), data.length);
+  const t = otsuThreshold(histogram(data));
   const ink = (x: number, y: number) => data[y * width + x]! <= t;
   const rowInk = new Int32Array(height);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (ink(x, y)) rowInk[y]!++;
