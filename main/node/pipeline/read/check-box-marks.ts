@@ -118,7 +118,7 @@ export function checkBoxCandidates(page: GrayImage, lines: readonly MarkableLine
  * The reader's verdict on a candidate read alone: a box is one character read with a probability under the
  * words-to-check bar, with no constant of its own.
  */
-export function readsAsBox(text: string, prob: number): boolean {
+function readsAsBox(text: string, prob: number): boolean {
   return [...text.trim()].length === 1 && prob < CHECK_BELOW;
 }
 
@@ -239,14 +239,13 @@ export function withCheckBoxes(crops: readonly PageCrop[], confirmed: readonly C
 }
 
 /**
- * A mark's events, as the engine would stream a one-token line: its grid a single cell, the box, where the
- * token's fixation lies. Its probability is 1: the shape found it and the reader confirmed it.
+ * The events of a mark's crop, as the engine would stream a one-token line: its grid a single cell, the box,
+ * where the token's fixation lies. Its probability is 1: the shape found it and the reader confirmed it.
  */
-export function markEvents(crop: PageCrop & { checkBox: CheckMark }): EngineEvent[] {
-  const text = crop.checkBox;
+export function markEvents(cropId: string, mark: CheckMark): EngineEvent[] {
   return [
-    { type: 'region_start', regionId: crop.id, kind: 'text', grid: { rows: 1, cols: 1 }, imageTokens: 0 },
-    { type: 'token', regionId: crop.id, index: 0, id: -1, text, round: 0, source: 'ar', draftConf: -1, arProb: 1, fixation: { indices: [0], weights: [1] } },
-    { type: 'region_end', regionId: crop.id, text, stats: emptyStats() },
+    { type: 'region_start', regionId: cropId, kind: 'text', grid: { rows: 1, cols: 1 }, imageTokens: 0 },
+    { type: 'token', regionId: cropId, index: 0, id: -1, text: mark, round: 0, source: 'ar', draftConf: -1, arProb: 1, fixation: { indices: [0], weights: [1] } },
+    { type: 'region_end', regionId: cropId, text: mark, stats: emptyStats() },
   ];
 }

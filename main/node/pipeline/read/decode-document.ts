@@ -1,9 +1,10 @@
 // Decodes the pages of an opened document with the engine: pages rasterised and laid out one at a time, one
 // ahead of the readers (PageReaders: one engine, or one per core, each reading a page at a time), the crops of
-// a page handed to its engine a pass at a time so it can batch them (every line in its first view; the lines
-// read unsurely in their other views; tables and formulas read whole), events streamed as they come, and each
-// page handed over in order, Markdown written, as soon as it and the pages before it are read: nothing of a
-// page outlives it, so memory over a document does not grow with its page count.
+// a page handed to its engine a pass at a time so it can batch them (its check-box candidates, whose confirmed
+// boxes cut their lines; every line in its first view; the lines read unsurely in their other views; tables
+// and formulas read whole), events streamed as they come, and each page handed over in order, Markdown
+// written, as soon as it and the pages before it are read: nothing of a page outlives it, so memory over a
+// document does not grow with its page count.
 import type { DecodeOptions, DecodeResult, EngineEvent, RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
@@ -153,7 +154,7 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
       const crop = cropsById.get(dropped.cropId)!;
       emit([{ type: 'unsure_line', docId, regionId: crop.regionId, box: crop.box, text: dropped.text, meanProb: dropped.meanProb }]);
     } : null);
-    for (const c of crops) if (c.checkBox) relay.push(markEvents({ ...c, checkBox: c.checkBox }));
+    for (const c of crops) if (c.checkBox) relay.push(markEvents(c.id, c.checkBox));
     const budget = (cs: PageCrop[]) => Math.max(...cs.map((c) => tokenBudget(c, options.maxNewTokens)));
     const toChooser = (events: EngineEvent[]) => chooser.push(events);
     // A limit serves a whole call, so lines (which need few tokens) and whole tables and formulas (which may
