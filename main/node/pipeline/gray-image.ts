@@ -14,6 +14,18 @@ export function histogram(data: Uint8Array, step = 1): Uint32Array {
   return h;
 }
 
+/** The grey level below which more than the share `q` of a histogram's pixels lie. */
+export function percentile(h: Uint32Array, q: number): number {
+  let n = 0;
+  for (let v = 0; v < 256; v++) n += h[v]!;
+  let acc = 0;
+  for (let v = 0; v < 256; v++) {
+    acc += h[v]!;
+    if (acc > q * n) return v;
+  }
+  return 255;
+}
+
 /** Otsu's threshold: the grey level that best splits a histogram into ink (at or below it) and paper. */
 export function otsuThreshold(h: Uint32Array): number {
   let n = 0;

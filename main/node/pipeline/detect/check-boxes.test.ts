@@ -11,12 +11,15 @@ function fill(img: GrayImage, x0: number, y0: number, x1: number, y1: number, va
   for (let y = y0; y < y1; y++) img.data.fill(value, y * img.width + x0, y * img.width + x1);
 }
 
-/** A square of `side` pixels with rules `rule` pixels wide; `open` leaves one side undrawn. */
-function square(img: GrayImage, x: number, y: number, side: number, rule = 2, open: 'right' | null = null): void {
+/**
+ * A square of `side` pixels with rules `rule` pixels wide; `open` leaves one side undrawn; `faint` is the grey
+ * of its right and bottom rules, as a scan blurs thin lines one way.
+ */
+function square(img: GrayImage, x: number, y: number, side: number, rule = 2, open: 'right' | null = null, faint = 0): void {
   fill(img, x, y, x + side, y + rule);
-  fill(img, x, y + side - rule, x + side, y + side);
   fill(img, x, y, x + rule, y + side);
-  if (open !== 'right') fill(img, x + side - rule, y, x + side, y + side);
+  fill(img, x + rule, y + side - rule, x + side, y + side, faint);
+  if (open !== 'right') fill(img, x + side - rule, y, x + side, y + side - rule, faint);
 }
 
 test('an empty box and a ticked one are found, with their bounds', () => {
@@ -28,6 +31,19 @@ test('an empty box and a ticked one are found, with their bounds', () => {
   assert.deepEqual(found, [
     { box: { x0: 20, y0: 30, x1: 44, y1: 54 }, ticked: false },
     { box: { x0: 120, y0: 30, x1: 144, y1: 54 }, ticked: true },
+  ]);
+});
+
+test('a box whose right and bottom rules print grey beside black text is found, and a tick darker than its rule', () => {
+  const img = blankImage(300, 100);
+  // Text whose strokes shade from black to grey at their edges, as a scan's do.
+  for (let y = 30; y < 54; y++) fill(img, 60, y, 120, y + 1, (y - 30) * 7);
+  square(img, 20, 30, 24, 2, null, 170);
+  square(img, 160, 30, 24, 2, null, 170);
+  for (let k = 4; k < 22; k++) fill(img, 160 + k, 30 + k, 160 + k + 2, 30 + k + 1);
+  assert.deepEqual(findCheckBoxes(img, LINE), [
+    { box: { x0: 20, y0: 30, x1: 44, y1: 54 }, ticked: false },
+    { box: { x0: 160, y0: 30, x1: 184, y1: 54 }, ticked: true },
   ]);
 });
 

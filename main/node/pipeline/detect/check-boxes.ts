@@ -6,7 +6,7 @@
 // shape alone cannot tell a box from a blurred typewriter "m", so these are candidates only: the reader confirms
 // them (read/check-box-marks.ts, docs/decisions/0025).
 import type { Box } from '../../../../common/protocol';
-import { histogram, otsuThreshold, type GrayImage } from '../gray-image';
+import { histogram, otsuThreshold, percentile, type GrayImage } from '../gray-image';
 
 export interface CheckBoxShape {
   /** The square's bounds on the source page. */
@@ -27,18 +27,20 @@ const SOLID = 0.9;
 const SMALLEST = 0.4;
 const LARGEST = 1.5;
 
-/** Ink: pixels at or below the threshold. */
+/** A page's grey levels, with the level that joins ink into pieces and the level of its paper. */
 interface Ink {
   data: Uint8Array;
   width: number;
   height: number;
   threshold: number;
+  paper: number;
 }
 
-const inked = (ink: Ink, i: number) => ink.data[i]! <= ink.threshold;
+/** Halfway from a stroke's darkest grey to the paper: where the stroke's own edge lies, faint or dark. */
+const halfway = (darkest: number, paper: number) => (darkest + paper) / 2;
 
 /**
- * The bounds of each 8-connected piece of ink that holds a row of ink from `shortest` to `largest` pixels long
+ * The bounds of each 4-connected piece of ink that holds a row of ink from `shortest` to `largest` pixels long
  * (a box's top rule), if the piece is no larger than `largest` either way. Only those pieces are traced, so the
  * cost follows the page's rules and box-wide strokes, not all of its ink.
  */
@@ -64,9 +66,12 @@ function ruledPieces(ink: Ink, shortest: number, largest: number): Box[] {
       if (x >= p.x1) p.x1 = x + 1;
       if (y < p.y0) p.y0 = y;
       if (y >= p.y1) p.y1 = y + 1;
-      for (let yy = Math.max(0, y - 1); yy <= Math.min(height - 1, y + 1); yy++) {
-        for (let xx = Math.max(0, x - 1); xx <= Math.min(width - 1, x + 1); xx++) visit(yy * width + xx);
-      }
+      // 4-connected: a box's rules run straight, and a pixel touching the text beside it at a corner must not
+      // join the two.
+      if (x > 0) visit(i - 1);
+      if (x + 1 < width) visit(i + 1);
+      if (y > 0) visit(i - width);
+      if (y + 1 < height) visit(i + width);
     }
     return p;
   };
@@ -88,33 +93,56 @@ function ruledPieces(ink: Ink, shortest: number, largest: number): Box[] {
   return pieces;
 }
 
-/** Share of the positions along one side of `p` whose band across the side holds ink. */
-function sideDrawn(ink: Ink, p: Box, side: 'top' | 'bottom' | 'left' | 'right', band: number): number {
+type Side = 'top' | 'bottom' | 'left' | 'right';
+
+/** The darkest grey across one side's band of `p`, at each position along the side. */
+function sideProfile(ink: Ink, p: Box, side: Side, band: number): Uint8Array {
   const horizontal = side === 'top' || side === 'bottom';
   const [from, to] = horizontal ? [p.x0, p.x1] : [p.y0, p.y1];
   const [a0, a1] = side === 'top' ? [p.y0, p.y0 + band] : side === 'bottom' ? [p.y1 - band, p.y1]
     : side === 'left' ? [p.x0, p.x0 + band] : [p.x1 - band, p.x1];
-  let drawn = 0;
+  const profile = new Uint8Array(to - from).fill(255);
   for (let a = from; a < to; a++) {
     for (let b = a0; b < a1; b++) {
-      if (inked(ink, horizontal ? b * ink.width + a : a * ink.width + b)) {
-        drawn++;
-        break;
-      }
+      const v = ink.data[horizontal ? b * ink.width + a : a * ink.width + b]!;
+      if (v < profile[a - from]!) profile[a - from] = v;
     }
   }
-  return drawn / Math.max(1, to - from);
+  return profile;
 }
 
-/** Whether each corner's band-sized square holds ink: a box's rules meet there, a letter's curves do not. */
-function cornersInked(ink: Ink, p: Box, band: number): boolean {
-  const corner = (x0: number, y0: number): boolean => {
+/**
+ * Each side's rule, as the level halfway from its typical grey (the median along it: a tick or a corner may
+ * print darker than the rule) to the paper; null when a side is not drawn: its typical grey is no ink, or it
+ * is not that dark along SIDE_DRAWN of it.
+ * Measured per side, since a scan blurs a thin rule one way more than the other: a box's top may print black
+ * and its right side grey.
+ */
+function sideLevels(ink: Ink, p: Box, band: number): number[] | null {
+  const levels: number[] = [];
+  for (const side of ['top', 'bottom', 'left', 'right'] as const) {
+    const profile = sideProfile(ink, p, side, band);
+    const typical = [...profile].sort((a, b) => a - b)[profile.length >> 1]!;
+    if (typical > ink.threshold) return null;
+    const level = halfway(typical, ink.paper);
+    let drawn = 0;
+    for (const v of profile) if (v <= level) drawn++;
+    if (drawn < SIDE_DRAWN * profile.length) return null;
+    levels.push(level);
+  }
+  return levels;
+}
+
+/** Whether each corner's band-sized square is as dark as the rules that meet there: a letter's curves are not. */
+function cornersInked(ink: Ink, p: Box, band: number, [top, bottom, left, right]: number[]): boolean {
+  const corner = (x0: number, y0: number, level: number): boolean => {
     for (let y = y0; y < y0 + band; y++) {
-      for (let x = x0; x < x0 + band; x++) if (inked(ink, y * ink.width + x)) return true;
+      for (let x = x0; x < x0 + band; x++) if (ink.data[y * ink.width + x]! <= level) return true;
     }
     return false;
   };
-  return corner(p.x0, p.y0) && corner(p.x1 - band, p.y0) && corner(p.x0, p.y1 - band) && corner(p.x1 - band, p.y1 - band);
+  return corner(p.x0, p.y0, Math.max(top!, left!)) && corner(p.x1 - band, p.y0, Math.max(top!, right!))
+    && corner(p.x0, p.y1 - band, Math.max(bottom!, left!)) && corner(p.x1 - band, p.y1 - band, Math.max(bottom!, right!));
 }
 
 /**
@@ -125,8 +153,11 @@ export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShap
   if (!(lineHeight > 0)) return [];
   const smallest = Math.max(6, Math.round(SMALLEST * lineHeight));
   const largest = Math.round(LARGEST * lineHeight);
-  // Otsu's level over every fourth pixel: as good as all of them, at a quarter of the cost.
-  const ink: Ink = { ...img, threshold: otsuThreshold(histogram(img.data, 4)) };
+  // Every fourth pixel gives the page's levels as well as all of them, at a quarter of the cost. Pieces are
+  // joined at the level halfway from Otsu's to the paper, so that a faint rule holds together.
+  const hist = histogram(img.data, 4);
+  const paper = percentile(hist, 0.5);
+  const ink: Ink = { ...img, threshold: halfway(Math.min(otsuThreshold(hist), paper), paper), paper };
   const found: CheckBoxShape[] = [];
   // A box's top rule runs across at least SIDE_DRAWN of its side.
   for (const p of ruledPieces(ink, Math.floor(SIDE_DRAWN * smallest), largest)) {
@@ -134,13 +165,15 @@ export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShap
     const h = p.y1 - p.y0;
     if (Math.min(w, h) < smallest || Math.abs(w - h) > SQUARE * Math.max(w, h)) continue;
     const band = Math.max(2, Math.round(RULE_BAND * Math.min(w, h)));
-    if ((['top', 'bottom', 'left', 'right'] as const).some((s) => sideDrawn(ink, p, s, band) < SIDE_DRAWN)) continue;
-    if (!cornersInked(ink, p, band)) continue;
+    const levels = sideLevels(ink, p, band);
+    if (!levels || !cornersInked(ink, p, band, levels)) continue;
+    // The inside is marked where it is as dark as the faintest rule's edge.
+    const inkLevel = Math.min(...levels);
     let inside = 0;
     let area = 0;
     for (let y = p.y0 + 2 * band; y < p.y1 - 2 * band; y++) {
       for (let x = p.x0 + 2 * band; x < p.x1 - 2 * band; x++) {
-        if (inked(ink, y * img.width + x)) inside++;
+        if (img.data[y * img.width + x]! <= inkLevel) inside++;
         area++;
       }
     }

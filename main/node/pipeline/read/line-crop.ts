@@ -5,7 +5,7 @@
 import type { Box } from '../../../../common/protocol';
 import { sampleRotated } from '../detect/page-frame';
 import { boundsOf, type Point, type RotatedBox } from '../detect/rotated-box';
-import { histogram, otsuThreshold, type GrayImage } from '../gray-image';
+import { histogram, otsuThreshold, percentile, type GrayImage } from '../gray-image';
 
 /**
  * A gap between letters is under a tenth of the line's height in running text; a word space a quarter or
@@ -20,26 +20,16 @@ export interface LineCrop {
   angle: number;
 }
 
-function percentile(h: Uint32Array, n: number, q: number): number {
-  let acc = 0;
-  for (let v = 0; v < 256; v++) {
-    acc += h[v]!;
-    if (acc > q * n) return v;
-  }
-  return 255;
-}
-
 /** Dark on light at full contrast: a crop whose paper (its median) is darker than mid-grey is inverted. */
 function normalise(img: GrayImage): GrayImage {
-  const n = img.data.length;
   let h = histogram(img.data);
   let data = img.data;
-  if (percentile(h, n, 0.5) < 128) {
+  if (percentile(h, 0.5) < 128) {
     data = data.map((v) => 255 - v);
     h = histogram(data);
   }
-  const lo = percentile(h, n, 0.01);
-  const hi = percentile(h, n, 0.99);
+  const lo = percentile(h, 0.01);
+  const hi = percentile(h, 0.99);
   if (hi - lo < 16) return { ...img, data };
   const scale = 255 / (hi - lo);
   return { ...img, data: data.map((v) => Math.max(0, Math.min(255, Math.round((v - lo) * scale)))) };
