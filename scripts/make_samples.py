@@ -110,7 +110,7 @@ def make_form() -> None:
     fonts = "/usr/share/fonts/truetype/dejavu/"
     sans = ImageFont.truetype(fonts + "DejaVuSans.ttf", 26)
     mono = ImageFont.truetype(fonts + "DejaVuSansMono.ttf", 26)
-    page = Image.new("L", (1100, 620), 255)
+    page = Image.new("L", (1100, 660), 255)
     draw = ImageDraw.Draw(page)
 
     def box(x: int, y: int, ticked: bool) -> int:
@@ -135,6 +135,18 @@ def make_form() -> None:
     draw.text((x, 270), "No", font=sans, fill=0)
     draw.text((60, 350), "Summon the common men and women", font=mono, fill=0)
     draw.text((60, 400), "in the morning; the minutes remain.", font=mono, fill=0)
+    # A ruled table whose cells hold boxes.
+    top, left, widths, row_h = 470, 60, (260, 120, 120), 44
+    rows = (("Item", "Yes", "No"), ("Signed", True, False), ("Paid", False, True))
+    for r, cells in enumerate(rows):
+        x = left
+        for c, cell in enumerate(cells):
+            draw.rectangle((x, top + r * row_h, x + widths[c], top + (r + 1) * row_h), outline=0, width=2)
+            if isinstance(cell, str):
+                draw.text((x + 12, top + r * row_h + 8), cell, font=sans, fill=0)
+            else:
+                box(x + 48, top + r * row_h + 5, cell)
+            x += widths[c]
     page = page.filter(ImageFilter.GaussianBlur(0.7))
     page.save(os.path.join(FIXTURES, "form-check-boxes.png"), optimize=True)
 

@@ -13,6 +13,7 @@ import { emptyStats } from './event-relay';
 import { cropLine, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView } from './line-views';
 import type { PageCrop } from './page-analysis';
+import type { TableMarkup } from '../write/table-markup';
 
 export type CheckMark = '[ ]' | '[x]';
 
@@ -220,22 +221,35 @@ function cutLine(crop: PageCrop, boxes: CheckBoxCandidate[]): PageCrop[] {
 }
 
 /**
- * The page's crops with its confirmed boxes: lines holding or beside one cut into pieces and marks, and every
- * region's lines numbered again in order.
+ * The page's crops with its confirmed boxes: lines holding or beside one cut into pieces and marks, every
+ * region's lines numbered again in order, and a table's markup given the pieces of a cell's line as later
+ * lines of that cell.
  */
-export function withCheckBoxes(crops: readonly PageCrop[], confirmed: readonly CheckBoxCandidate[]): PageCrop[] {
-  if (confirmed.length === 0) return [...crops];
+export function withCheckBoxes(crops: readonly PageCrop[], confirmed: readonly CheckBoxCandidate[],
+  tables: ReadonlyMap<string, TableMarkup>): { crops: PageCrop[]; tables: ReadonlyMap<string, TableMarkup> } {
+  if (confirmed.length === 0) return { crops: [...crops], tables };
   const byCrop = new Map<string, CheckBoxCandidate[]>();
   for (const b of confirmed) byCrop.set(b.cropId, [...(byCrop.get(b.cropId) ?? []), b]);
   const next = new Map<string, number>();
-  return crops.flatMap((c) => {
+  const leads = new Map<string, Array<string | null>>();
+  const out = crops.flatMap((c) => {
     const boxes = byCrop.get(c.id);
-    return (boxes ? cutLine(c, boxes) : [c]).map((part) => {
+    const parts = boxes ? cutLine(c, boxes) : [c];
+    const table = tables.get(c.regionId);
+    if (table) {
+      const mine = leads.get(c.regionId) ?? [];
+      leads.set(c.regionId, mine);
+      parts.forEach((_, k) => mine.push(k === 0 ? table.leads[c.line] ?? null : null));
+    }
+    return parts.map((part) => {
       const line = next.get(c.regionId) ?? 0;
       next.set(c.regionId, line + 1);
       return { ...part, line };
     });
   });
+  const marked = new Map(tables);
+  for (const [regionId, l] of leads) marked.set(regionId, { ...tables.get(regionId)!, leads: l });
+  return { crops: out, tables: marked };
 }
 
 /**

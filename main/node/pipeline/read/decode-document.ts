@@ -137,14 +137,14 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
         halt.signal.removeEventListener('abort', abort);
       }
     };
-    const crops = withCheckBoxes(analysed.crops, await confirmCheckBoxes(analysed.checkBoxes, decodeViews));
+    const { crops, tables } = withCheckBoxes(analysed.crops, await confirmCheckBoxes(analysed.checkBoxes, decodeViews), analysed.tables);
     const inkLines = crops.filter((c) => c.inkWords.length > 0).map((c) => ({ regionId: c.regionId, box: c.box, inkWords: c.inkWords }));
     emit([{ type: 'page_layout', docId, page: analysed.page, regions: analysed.regions, textAngle: analysed.angle, lines: inkLines }]);
     cropsSeen += crops.length;
     progress();
 
     const finished = new Map<string, FinishedRegion>();
-    const relay = new EventRelay(crops, analysed.tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
+    const relay = new EventRelay(crops, tables, (events) => emit(events), (r) => finished.set(r.regionId, r), () => {
       cropsDone++;
       progress();
     });
@@ -179,7 +179,7 @@ export async function decodePages(doc: DocumentHandle, engine: NativeModel | Pag
       const done = finished.get(region.id);
       if (!done) continue;
       const tokens = crops.filter((c) => c.regionId === region.id).flatMap((c) => viewTokens.get(chooser.chosen.get(c.id) ?? '') ?? []);
-      const table = analysed.tables.get(region.id);
+      const table = tables.get(region.id);
       results.push({ regionId: region.id, text: table ? done.text : done.lines.join('\n'), tokens, stats: done.stats });
       recognised.push({ kind: block.kind, lines: done.lines, table });
     }

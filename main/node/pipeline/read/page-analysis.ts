@@ -60,7 +60,7 @@ export interface AnalysedPage {
   figures: Map<string, { box: RotatedBox; angle: number }>;
   /** The direction the page's text runs in on the source (radians; 0 upright). */
   angle: number;
-  /** Check-box candidates beside or in the lines of its text blocks, for the reader to confirm. */
+  /** Check-box candidates beside or in its text lines and table cells, for the reader to confirm. */
   checkBoxes: CheckBoxCandidate[];
 }
 
@@ -102,7 +102,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
   const crops: PageCrop[] = [];
   const tables = new Map<string, TableMarkup>();
   const figures = new Map<string, { box: RotatedBox; angle: number }>();
-  // Lines of text blocks, where a check box can stand in the text (a table's cells keep their grid's markup).
+  // Text lines and table cells' lines, where a check box can stand in the text.
   const markable: MarkableLine[] = [];
   blocks.forEach((block, i) => {
     const id = regionId(page, i);
@@ -128,7 +128,7 @@ export async function analysePage(page: number, raster: GrayImage, nets: NativeP
       const crop = lineCrop(raster, frame, line);
       const cropId = `${id}/${n}`;
       const words = inkWords(crop).map(roundBox);
-      if (!byCells) markable.push({ id: cropId, crop, words });
+      markable.push({ id: cropId, crop, words });
       const images = options.lineViews.length > 0 ? options.lineViews.map((v) => lineView(crop.image, v)) : [crop.image];
       crops.push({ id: cropId, kind: 'text', regionId: id, line: n, box: roundBox(cropBounds(crop)), angle: crop.angle, inkWords: words,
         views: images.map((v, k) => ({ id: `${cropId}#${k}`, kind: 'text', width: v.width, height: v.height, pixels: v.data })) });
