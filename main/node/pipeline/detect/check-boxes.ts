@@ -36,8 +36,8 @@ interface Ink {
   paper: number;
 }
 
-/** Halfway from a stroke's darkest grey to the paper: where the stroke's own edge lies, faint or dark. */
-const halfway = (darkest: number, paper: number) => (darkest + paper) / 2;
+/** Halfway from a stroke's grey to the paper: where the stroke's own edge lies, faint or dark. */
+const halfway = (stroke: number, paper: number) => (stroke + paper) / 2;
 
 /**
  * The bounds of each 4-connected piece of ink that holds a row of ink from `shortest` to `largest` pixels long
@@ -167,7 +167,7 @@ export function findCheckBoxes(img: GrayImage, lineHeight: number): CheckBoxShap
     const band = Math.max(2, Math.round(RULE_BAND * Math.min(w, h)));
     const levels = sideLevels(ink, p, band);
     if (!levels || !cornersInked(ink, p, band, levels)) continue;
-    // The inside is marked where it is as dark as the faintest rule's edge.
+    // The inside is marked where it is as dark as the edge of the darkest rule: a grey smudge is no tick.
     const inkLevel = Math.min(...levels);
     let inside = 0;
     let area = 0;
