@@ -75,7 +75,8 @@ export function normalisedEditDistance<T>(a: readonly T[], b: readonly T[]): num
 
 /**
  * The words a reader sees in our Markdown: no heading or list marks, no check boxes' marks, no HTML tags, no
- * formula fences, no images. A tag is what Markdown renders as one (a letter after `<` or `</`); a `<` in text ("<70%") stays text.
+ * formula fences, no images. A tag is what Markdown renders as one (a letter after `<` or `</`); a `<` in
+ * text ("<70%") stays text.
  */
 export function markdownPlainText(md: string): string {
   return md
