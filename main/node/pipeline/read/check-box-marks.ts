@@ -7,7 +7,7 @@ import type { EngineEvent, RegionInput } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
 import { CHECK_BELOW } from '../../../../common/confidence';
 import { findCheckBoxes } from '../detect/check-boxes';
-import { boundsOf, type Point, type RotatedBox } from '../detect/rotated-box';
+import { boundsOf, corners, type Point, type RotatedBox } from '../detect/rotated-box';
 import type { GrayImage } from '../gray-image';
 import { emptyStats } from './event-relay';
 import { cropLine, type LineCrop } from './line-crop';
@@ -171,10 +171,9 @@ function viewColumns(view: RegionInput, id: string, x0: number, x1: number): Reg
 /** The bounds on the page of the part [a, b] of a line (shares of its width). */
 function partBounds(line: { box: RotatedBox; angle: number }, a: number, b: number): Box {
   const { cx, cy, width, height } = line.box;
-  const ux = Math.cos(line.angle);
-  const uy = Math.sin(line.angle);
-  const at = (f: number, t: number): Point => [cx + (f - 0.5) * width * ux - t * height * uy, cy + (f - 0.5) * width * uy + t * height * ux];
-  const bounds = boundsOf([at(a, -0.5), at(b, -0.5), at(b, 0.5), at(a, 0.5)]);
+  const mid = ((a + b) / 2 - 0.5) * width;
+  const part = { cx: cx + mid * Math.cos(line.angle), cy: cy + mid * Math.sin(line.angle), width: (b - a) * width, height, angle: line.angle };
+  const bounds = boundsOf(corners(part));
   return { x0: Math.round(bounds.x0), y0: Math.round(bounds.y0), x1: Math.round(bounds.x1), y1: Math.round(bounds.y1) };
 }
 
