@@ -3,11 +3,12 @@
 import random
 
 import numpy as np
+import pytest
 
-from saccade.synth import corpus, phrases, text_blocks
+from saccade.synth import corpus, fonts, phrases, text_blocks
 from saccade.synth.text_blocks import TextLayout, render_text
 from saccade.synth.typeset import TextStyle, typeset
-from saccade.synth.fonts import covering_face
+from saccade.synth.fonts import covering_face, pick_family
 
 
 def test_underline_draws_a_rule_below_the_words():
@@ -29,6 +30,18 @@ def test_quotes_by_face_are_typeset_in_proportional_faces_and_straight_in_monosp
 
     assert targets("mono") == {plain}
     assert targets("serif") == {plain, typeset_form}
+
+
+def test_mono_share_sets_how_often_a_monospaced_family_is_drawn(monkeypatch):
+    monkeypatch.setattr(fonts, "GENRE_WEIGHTS", dict(fonts.GENRE_WEIGHTS))
+    fonts.set_mono_share(0.6)
+    assert fonts.GENRE_WEIGHTS["mono"] == 0.6
+    assert fonts.GENRE_WEIGHTS["serif"] / fonts.GENRE_WEIGHTS["sans"] == pytest.approx(0.45 / 0.4)
+    rng = random.Random(0)
+    drawn = [pick_family(rng)[0].genre for _ in range(400)]
+    assert 0.5 < drawn.count("mono") / len(drawn) < 0.7
+    with pytest.raises(ValueError):
+        fonts.set_mono_share(1.5)
 
 
 def test_neighbouring_lines_are_inked_but_not_in_the_target():

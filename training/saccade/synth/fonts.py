@@ -86,6 +86,16 @@ def catalogue() -> dict[str, list[Face]]:
 GENRE_WEIGHTS = {"serif": 0.45, "sans": 0.4, "mono": 0.15}
 
 
+def set_mono_share(share: float) -> None:
+    """Sets the monospaced (typewriter, till) share of GENRE_WEIGHTS for this process; serif and sans keep
+    their ratio in the rest."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"mono share {share} is not in [0, 1]")
+    serif, sans = GENRE_WEIGHTS["serif"], GENRE_WEIGHTS["sans"]
+    rest = 1.0 - share
+    GENRE_WEIGHTS.update(serif=rest * serif / (serif + sans), sans=rest * sans / (serif + sans), mono=share)
+
+
 def pick_family(rng: random.Random, text: str = "", genre: str | None = None) -> list[Face]:
     """A family (its faces) whose regular face covers `text`; the genre is drawn when not given."""
     families = catalogue()
