@@ -9,8 +9,9 @@ Each shard (`shard-<first seed>.pt`) holds, per line, its seed, target text, and
 the generator's training seeds (below EVAL_SEED_BASE); a region whose target spans lines, or holds more
 than --max-chars characters, is skipped. --german-share sets the generator's share of German crops
 (saccade/synth/corpus.py), --mono-share its share of monospaced faces (saccade/synth/fonts.py; 0.15 unless
-given) and --quotes how crops print their quotes (saccade/synth/text_blocks.py); give each setting a seed
-range of its own, so a seed names one region.
+given), --typewriter-ones the share of monospaced crops that strike their ones with "l" and --quotes how
+crops print their quotes (both saccade/synth/text_blocks.py); give each setting a seed range of its own, so
+a seed names one region.
 """
 import argparse
 import multiprocessing as mp
@@ -35,7 +36,7 @@ def load_reader():
 
 
 def make_shard(args):
-    first, count, out, max_chars, max_width, german_share, mono_share, quotes = args
+    first, count, out, max_chars, max_width, german_share, mono_share, typewriter_ones, quotes = args
     path = os.path.join(out, f"shard-{first:09d}.pt")
     if os.path.exists(path):
         return path
@@ -43,6 +44,7 @@ def make_shard(args):
     corpus.set_german_share(german_share)
     if mono_share is not None:
         fonts.set_mono_share(mono_share)
+    text_blocks.set_typewriter_ones(typewriter_ones)
     text_blocks.set_quotes(quotes)
     reader = load_reader()
     rows = {"seed": [], "target": [], "neck": [], "backbone": [], "ctc": []}
@@ -70,12 +72,13 @@ def main():
     p.add_argument("--max-width", type=int, default=1600)
     p.add_argument("--german-share", type=float, default=0.0)
     p.add_argument("--mono-share", type=float, default=None)
+    p.add_argument("--typewriter-ones", type=float, default=0.0)
     p.add_argument("--quotes", choices=("any", "by-face"), default="any")
     p.add_argument("--out", required=True)
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(s, min(args.shard, args.first_seed + args.lines - s), args.out, args.max_chars, args.max_width,
-             args.german_share, args.mono_share, args.quotes)
+             args.german_share, args.mono_share, args.typewriter_ones, args.quotes)
             for s in range(args.first_seed, args.first_seed + args.lines, args.shard)]
     start = time.time()
     with mp.get_context("spawn").Pool(args.procs) as pool:

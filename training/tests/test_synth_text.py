@@ -44,6 +44,30 @@ def test_mono_share_sets_how_often_a_monospaced_family_is_drawn(monkeypatch):
         fonts.set_mono_share(1.5)
 
 
+def test_a_glyph_stand_in_draws_one_character_and_records_the_other():
+    face = covering_face(random.Random(0), "l937", genre="mono")
+    plain = TextStyle(face=face, size=32)
+    struck = TextStyle(face=face, size=32, glyphs=(("1", "l"),))
+    drawn, typed = typeset([["l937"]], plain), typeset([["1937"]], struck)
+    assert np.array_equal(drawn.coverage, typed.coverage)
+    assert [w for w, _ in typed.words] == ["1937"]
+    assert [c for c, _ in typed.chars] == list("1937")
+    assert [b for _, b in typed.chars] == [b for _, b in drawn.chars]
+
+
+def test_typewriter_ones_strike_ones_with_l_only_in_monospaced_faces(monkeypatch):
+    monkeypatch.setattr(text_blocks, "TYPEWRITER_ONES", 1.0)
+
+    def glyphs(genre: str) -> set:
+        return {text_blocks._style(random.Random(seed), TextLayout(lines=[["1937"]], genre=genre), "1937", 32).glyphs
+                for seed in range(10)}
+
+    assert glyphs("mono") == {(("1", "l"),)}
+    assert glyphs("serif") == {()}
+    with pytest.raises(ValueError):
+        text_blocks.set_typewriter_ones(-0.1)
+
+
 def test_neighbouring_lines_are_inked_but_not_in_the_target():
     layout = TextLayout(lines=[["Payment is due within thirty days"]], neighbour_share=1.0)
     for seed in range(5):

@@ -33,6 +33,9 @@ class TextStyle:
     leading: float = 1.15  # line pitch as a multiple of the font's ascent + descent
     align: str = "left"  # 'left' | 'center' | 'right' | 'justify'
     word_space: float = 1.0  # multiple of the font's space width
+    # Characters printed with another character's glyph, as (printed, drawn) pairs: a typewriter without a
+    # "1" key types "l". Targets and recorded boxes keep the printed character.
+    glyphs: tuple[tuple[str, str], ...] = ()
 
 
 REFERENCE_SIZE = 128  # glyph ink boxes are measured once per face at this size and scaled
@@ -128,10 +131,12 @@ class Setter:
         self.ascent, self.descent = self.font.getmetrics()
         self.space = self.metrics.advance(" ") * style.word_space + style.tracking
         self.pitch = max(1, round((self.ascent + self.descent) * style.leading))
+        self.drawn = str.maketrans(dict(style.glyphs))
 
     def width(self, word: str) -> float:
         if not word:
             return 0.0
+        word = word.translate(self.drawn)
         return self.metrics.offsets(word, self.style.tracking)[-1] + self.metrics.advance(word[-1])
 
     def segment_width(self, segment: str) -> float:
@@ -141,17 +146,19 @@ class Setter:
     def draw_run(self, draw: ImageDraw.ImageDraw, x: float, baseline: float, run: str,
                  words: list, chars: list) -> None:
         """Draw `run` (one word, or words joined by single spaces when the style keeps the font's own word
-        spacing) in one call, and record the box of each word and character."""
-        offsets = self.metrics.offsets(run, self.style.tracking)
+        spacing) in one call, and record the box of each word and character (the printed characters, drawn
+        with `style.glyphs`)."""
+        drawn = run.translate(self.drawn)
+        offsets = self.metrics.offsets(drawn, self.style.tracking)
         if self.style.tracking:
-            for ch, off in zip(run, offsets):
+            for ch, off in zip(drawn, offsets):
                 if ch != " ":
                     draw.text((x + off, baseline), ch, font=self.font, fill=255, anchor="ls")
         else:
-            draw.text((x, baseline), run, font=self.font, fill=255, anchor="ls")
+            draw.text((x, baseline), drawn, font=self.font, fill=255, anchor="ls")
         word: list[str] = []
         boxes: list[tuple[int, int, int, int]] = []
-        for ch, off in zip(run + " ", offsets + [0.0]):
+        for ch, glyph, off in zip(run + " ", drawn + " ", offsets + [0.0]):
             if ch == " ":
                 if boxes:
                     words.append(("".join(word), (min(b[0] for b in boxes), min(b[1] for b in boxes),
@@ -159,7 +166,7 @@ class Setter:
                 word, boxes = [], []
                 continue
             word.append(ch)
-            l, t, r, b = self.metrics.bbox(ch)
+            l, t, r, b = self.metrics.bbox(glyph)
             if r > l and b > t:
                 box = (int(np.floor(x + off + l)), int(np.floor(baseline + t)), int(np.ceil(x + off + r)),
                        int(np.ceil(baseline + b)))
