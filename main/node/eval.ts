@@ -20,9 +20,9 @@ import { defaultModelDir, loadAddon } from './native-addon';
 import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions, type PageReaders } from './pipeline';
 import { pageNets } from './pipeline/detect/page-nets';
-import { isCheckMark } from './pipeline/read/check-box-marks';
 import { analysePage } from './pipeline/read/page-analysis';
 import { openPageSource } from './pipeline/source/page-source';
+import { isCheckMark } from './pipeline/write/check-marks';
 import { RunRecorder } from './run-recorder';
 import { ReaderEngines } from './reader-engines';
 

@@ -6,7 +6,7 @@
 // shape alone cannot tell a box from a blurred typewriter "m", so these are candidates only: the reader confirms
 // them (read/check-box-marks.ts, docs/decisions/0025).
 import type { Box } from '../../../../common/protocol';
-import { histogram, otsuThreshold, percentile, type GrayImage } from '../gray-image';
+import { histogram, median, otsuThreshold, percentile, type GrayImage } from '../gray-image';
 
 export interface CheckBoxShape {
   /** The square's bounds on the source page. */
@@ -122,7 +122,7 @@ function sideLevels(ink: Ink, p: Box, band: number): number[] | null {
   const levels: number[] = [];
   for (const side of ['top', 'bottom', 'left', 'right'] as const) {
     const profile = sideProfile(ink, p, side, band);
-    const typical = [...profile].sort((a, b) => a - b)[profile.length >> 1]!;
+    const typical = median(Array.from(profile));
     if (typical > ink.threshold) return null;
     const level = halfway(typical, ink.paper);
     let drawn = 0;

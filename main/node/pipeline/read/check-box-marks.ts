@@ -8,19 +8,13 @@ import type { Box } from '../../../../common/protocol';
 import { CHECK_BELOW } from '../../../../common/confidence';
 import { findCheckBoxes } from '../detect/check-boxes';
 import { boundsOf, corners, type Point, type RotatedBox } from '../detect/rotated-box';
-import type { GrayImage } from '../gray-image';
+import { median, type GrayImage } from '../gray-image';
 import { emptyStats } from './event-relay';
 import { cropLine, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView } from './line-views';
 import type { PageCrop } from './page-analysis';
+import type { CheckMark } from '../write/check-marks';
 import type { TableMarkup } from '../write/table-markup';
-
-export type CheckMark = '[ ]' | '[x]';
-
-/** Whether a word is a check box's mark (the Markdown's and the word boxes' one spelling of a box). */
-export function isCheckMark(text: string): text is CheckMark {
-  return text === '[ ]' || text === '[x]';
-}
 
 /** A candidate box tied to a text line. */
 export interface CheckBoxCandidate {
@@ -82,9 +76,8 @@ export interface MarkableLine {
  */
 export function checkBoxCandidates(page: GrayImage, lines: readonly MarkableLine[]): CheckBoxCandidate[] {
   if (lines.length === 0) return [];
-  const heights = lines.map((l) => l.crop.box.height).sort((a, b) => a - b);
   const found: CheckBoxCandidate[] = [];
-  for (const { box, ticked } of findCheckBoxes(page, heights[heights.length >> 1]!)) {
+  for (const { box, ticked } of findCheckBoxes(page, median(lines.map((l) => l.crop.box.height)))) {
     const c = centre(box);
     let best: (MarkableLine & { off: number }) | null = null;
     for (const l of lines) {

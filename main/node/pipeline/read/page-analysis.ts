@@ -9,9 +9,10 @@ import { detectPage, type PageDetection } from '../detect/detect-page';
 import type { PageFrame } from '../detect/page-frame';
 import { normalAngle, type RotatedBox } from '../detect/rotated-box';
 import type { GrayImage } from '../gray-image';
-import { checkBoxCandidates, type CheckBoxCandidate, type CheckMark, type MarkableLine } from './check-box-marks';
+import { checkBoxCandidates, type CheckBoxCandidate, type MarkableLine } from './check-box-marks';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
+import type { CheckMark } from '../write/check-marks';
 import { tableMarkup, type TableMarkup } from '../write/table-markup';
 
 export interface PageAnalysisOptions {

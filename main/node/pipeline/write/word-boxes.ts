@@ -9,7 +9,7 @@
 import type { TokenEvent } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
 import { quarterTurns, turnBox } from '../../../../common/quarter-turns';
-import { isCheckMark } from '../read/check-box-marks';
+import { isCheckMark } from './check-marks';
 import { unescapeHtml } from './table-markup';
 
 export interface WordBox {
