@@ -1,5 +1,5 @@
-// `npm run eval -- --json FILE [--data DIR]`: the whole pipeline and Tesseract side by side on real scans
-// nobody here made, timed on the same machine in the same run. Keys are flat and dotted
+// `npm run eval -- --json FILE [--data DIR]`: the whole pipeline, Tesseract and RapidOCR side by side on real
+// scans nobody here made, timed on the same machine in the same run, each reading a page per core. Keys are flat and dotted
 // ("ours.scribe.word_f1", "tesseract.pages_per_s"); a metric that could not be measured is null, with the
 // reason under "notes". "items" lists every page or crop with each system's own score and time, so a change in
 // a pooled figure can be traced to the documents that moved it.
@@ -12,6 +12,8 @@ import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type Dataset
 import { latexExactMatch } from './eval/latex-match';
 import { writePageReport } from './eval/page-report';
 import { readingOrderEdit } from './eval/reading-order-metric';
+import { RAPIDOCR_PAGES_AT_ONCE, RAPIDOCR_PIN, rapidocrAvailable, RapidReaders, type RapidLine } from './eval/rapidocr';
+import { confidenceAuroc, linesLost, numbersExact, wrongCaughtAt, type RankedWord } from './eval/review-metrics';
 import { linesAsTable, runTesseract, TESSERACT_PAGES_AT_ONCE, tesseractAvailable } from './eval/tesseract';
 import { teds } from './eval/teds';
 import { joinHyphenated, markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
@@ -56,11 +58,12 @@ interface EvalArgs {
   tables: PageAnalysisOptions['tables'];
   lineViews: PageAnalysisOptions['lineViews'];
   tesseract: boolean;
+  rapidocr: boolean;
   report: string | null;
 }
 
 function parseArgs(argv: string[]): EvalArgs {
-  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, lineViews: DEFAULT_PAGE_ANALYSIS.lineViews, tesseract: true, report: null };
+  const out: EvalArgs = { json: null, data: DEFAULT_DATA, limit: Infinity, datasets: null, model: defaultModelDir(), mode: DEFAULT_DECODE_OPTIONS.mode, maxTokens: DEFAULT_DECODE_OPTIONS.maxNewTokens, batch: DEFAULT_DECODE_OPTIONS.batchSize, tables: DEFAULT_PAGE_ANALYSIS.tables, lineViews: DEFAULT_PAGE_ANALYSIS.lineViews, tesseract: true, rapidocr: true, report: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i] ?? '';
@@ -81,8 +84,9 @@ function parseArgs(argv: string[]): EvalArgs {
       out.tables = t;
     } else if (a === '--views') out.lineViews = firstLineViews(v());
     else if (a === '--no-tesseract') out.tesseract = false;
+    else if (a === '--no-rapidocr') out.rapidocr = false;
     else if (a === '--report') out.report = v();
-    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|mtp|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract] [--report DIR]`);
+    else throw new Error(`unknown argument ${a}\nusage: npm run eval -- --json FILE [--data DIR] [--datasets scribe,sroie,...] [--limit N per dataset] [--model DIR] [--mode ar|spec|mtp|diffusion] [--max-tokens N] [--batch N] [--tables cells|whole] [--views N] [--no-tesseract] [--no-rapidocr] [--report DIR]`);
   }
   return out;
 }
@@ -154,6 +158,34 @@ const tesseract: System = async (item) => {
     words: page.lines.flat().map((w) => ({ text: w.text, box: w.box, confidence: w.conf / 100 })), ms: page.ms };
 };
 
+/** RapidOCR has no table structure either: lines that share a row (overlap by half their height) are its cells. */
+function rapidLinesAsTable(lines: readonly RapidLine[]): string {
+  const rows: RapidLine[][] = [];
+  for (const line of [...lines].sort((a, b) => a.box.y0 + a.box.y1 - (b.box.y0 + b.box.y1))) {
+    const row = rows.at(-1);
+    const h = line.box.y1 - line.box.y0;
+    const overlap = row ? Math.min(row[0]!.box.y1, line.box.y1) - Math.max(row[0]!.box.y0, line.box.y0) : 0;
+    if (row && overlap > h / 2) row.push(line);
+    else rows.push([line]);
+  }
+  const cells = (row: RapidLine[]) => row.sort((a, b) => a.box.x0 - b.box.x0).map((l) => `<td>${l.text}</td>`).join('');
+  return `<table><tbody>${rows.map((r) => `<tr>${cells(r)}</tr>`).join('')}</tbody></table>`;
+}
+
+function rapidocr(readers: RapidReaders): System {
+  return async (item) => {
+    const page = await readers.read(item.image);
+    const meta = await sharp(item.image).metadata();
+    const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
+    // Its confidence is per line: each word of a line gets the line's score.
+    const words = page.lines.flatMap((l) => (l.words.length ? l.words : l.text.split(/\s+/).filter(Boolean).map((text) => ({ text, box: l.box })))
+      .map((w) => ({ ...w, confidence: l.score })));
+    const kind = cropKind[item.dataset];
+    return { text: kind === 'table' ? rapidLinesAsTable(page.lines) : page.lines.map((l) => l.text).join('\n'),
+      order: page.lines.map((l) => l.box), frame, words, ms: page.ms };
+  };
+}
+
 /**
  * The size the ground-truth boxes are in. OmniDocBench's page_info is the shipped image's size with width and
  * height swapped on some pages (a landscape page_info for a portrait image whose boxes reach below its
@@ -185,14 +217,21 @@ interface SourceTally {
   joined: WordScore[];
   boxes: { hits: number; fits: number; total: number };
   split: ConfidenceSplit;
+  lines: { lines: number; lost: number };
+  /** Every word with a confidence, and whether it is right: how well the confidence ranks the errors first. */
+  ranked: RankedWord[];
 }
 
-const newTally = (): SourceTally => ({ words: [], joined: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0, wrong: 0, wrongFlagged: 0 } });
+const newTally = (): SourceTally => ({ words: [], joined: [], boxes: { hits: 0, fits: 0, total: 0 }, split: { sure: 0, sureRight: 0, unsure: 0, unsureRight: 0, wrong: 0, wrongFlagged: 0 },
+  lines: { lines: 0, lost: 0 }, ranked: [] });
 
 /** Word F1 of a page, and where the truth places its words, the boxes and the confidence split. */
 function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput, plain: string, tally: SourceTally): WordScore {
   const ws = wordScore(plain, item.truth, item.dataset === 'sroie');
   tally.words.push(ws);
+  const lost = linesLost(joinHyphenated(plain), joinHyphenated(item.truth), item.dataset === 'sroie');
+  tally.lines.lines += lost.lines;
+  tally.lines.lost += lost.lost;
   tally.joined.push(wordScore(joinHyphenated(plain), joinHyphenated(item.truth), item.dataset === 'sroie'));
   if (!out.words) return ws;
   // A check box's mark is no word of the page (markdownPlainText leaves it out of the text too).
@@ -213,6 +252,7 @@ function scoreWords(item: EvalItem & { dataset: WordSource }, out: SystemOutput,
   const onPage = new Set([...truthText.split(/\s+/), ...joinHyphenated(item.truth).split(/\s+/)].map(fold));
   const c = confidenceSplit(words.map((w) => ({ ...w, text: fold(w.text) })), onPage);
   for (const k of ['sure', 'sureRight', 'unsure', 'unsureRight', 'wrong', 'wrongFlagged'] as const) tally.split[k] += c[k];
+  for (const w of words) if (w.confidence !== undefined) tally.ranked.push({ confidence: w.confidence, right: onPage.has(fold(w.text)) });
   return ws;
 }
 
@@ -223,6 +263,8 @@ function sourceScores(name: string, source: WordSource, t: SourceTally, recognis
   return {
     [key('word_f1')]: round4(poolScores(t.words).f1),
     [key('word_f1_hyphens_joined')]: round4(poolScores(t.joined).f1),
+    // Ground-truth lines of three words or more with most of their words nowhere in the output.
+    ...(t.lines.lines ? { [key('lines_lost')]: round4(t.lines.lost / t.lines.lines), [key('truth_lines')]: t.lines.lines } : {}),
     ...(boxes.total ? {
       [key('word_box_hit')]: round4(boxes.hits / boxes.total),
       [key('word_box_fit')]: round4(boxes.fits / boxes.total),
@@ -233,6 +275,13 @@ function sourceScores(name: string, source: WordSource, t: SourceTally, recognis
     ...(split.unsure ? { [key('right_when_unsure')]: round4(split.unsureRight / split.unsure), [key('unsure_words')]: split.unsure } : {}),
     // Which wrong words the user is sent to: the share of words read wrong that are flagged to check.
     ...(split.wrong ? { [key('wrong_words_flagged')]: round4(split.wrongFlagged / split.wrong), [key('wrong_words')]: split.wrong } : {}),
+    // The same question without each system's own threshold: how well its confidence ranks the wrong words first
+    // (AUROC), and the share of them caught when it flags its least sure 10% and 20% of words.
+    ...(t.ranked.length ? {
+      [key('confidence_auroc')]: round4(confidenceAuroc(t.ranked)),
+      [key('wrong_caught_at_10')]: round4(wrongCaughtAt(t.ranked, 0.1)),
+      [key('wrong_caught_at_20')]: round4(wrongCaughtAt(t.ranked, 0.2)),
+    } : {}),
   };
 }
 
@@ -263,6 +312,7 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   outputs?: Map<string, SystemOutput>, atOnce = 1): Promise<Scores> {
   const tallies = new Map<WordSource, SourceTally>(WORD_SOURCES.map((s) => [s, newTally()]));
   const tedsScores: number[] = [];
+  const numbers = { numbers: 0, exact: 0 };
   const exact: boolean[] = [];
   const orderEdits: number[] = [];
   let pageMs = 0;
@@ -284,6 +334,9 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
     }
     if (item.dataset === 'pubtabnet') {
       tedsScores.push(teds(out.text, item.truth));
+      const n = numbersExact(out.text, item.truth);
+      numbers.numbers += n.numbers;
+      numbers.exact += n.exact;
       score = { metric: 'teds', value: recognises ? tedsScores.at(-1)! : null };
     }
     if (item.dataset === 'im2latex') {
@@ -307,6 +360,8 @@ async function evaluate(name: string, system: System, items: EvalItem[], recogni
   return {
     ...scores,
     [`${name}.pubtabnet.teds`]: recognises ? round4(mean(tedsScores)) : null,
+    // The numbers of the tables' cells (sign, decimal point, parentheses and all) found exactly in the output.
+    [`${name}.pubtabnet.numbers_exact`]: recognises && numbers.numbers ? round4(numbers.exact / numbers.numbers) : null,
     [`${name}.im2latex.exact`]: recognises ? round4(mean(exact.map(Number))) : null,
     [`${name}.omnidocbench.reading_order_edit`]: round4(mean(orderEdits)),
     [`${name}.pages_per_s`]: recognises && pages ? round4((atOnce * pages) / (pageMs / 1000)) : null,
@@ -379,6 +434,7 @@ async function main(): Promise<number> {
   }
   const oursItems: ItemScores = new Map();
   const tesseractItems: ItemScores = new Map();
+  const rapidItems: ItemScores = new Map();
   const oursOutputs = args.report ? new Map<string, SystemOutput>() : undefined;
   const scores: Scores = { ...(await evaluate('ours', ours, items, engines !== null, notes, oursItems, oursOutputs, atOnce)) };
   await engines?.close();
@@ -386,14 +442,24 @@ async function main(): Promise<number> {
   if (!args.tesseract) notes.push('tesseract: not run (--no-tesseract)');
   else if (version) Object.assign(scores, await evaluate('tesseract', tesseract, items, true, notes, tesseractItems, undefined, TESSERACT_PAGES_AT_ONCE));
   else notes.push('tesseract: not installed (apt-get install tesseract-ocr); its keys are absent');
+  const rapidMissing = args.rapidocr ? rapidocrAvailable() : 'not run (--no-rapidocr)';
+  if (rapidMissing === null) {
+    const readers = new RapidReaders();
+    try {
+      Object.assign(scores, await evaluate('rapidocr', rapidocr(readers), items, true, notes, rapidItems, undefined, RAPIDOCR_PAGES_AT_ONCE));
+    } finally {
+      readers.close();
+    }
+  } else notes.push(`rapidocr: ${rapidMissing}; its keys are absent`);
 
   const perItem = items.map((item) => ({
     dataset: item.dataset,
     name: item.name,
     ours: oursItems.get(itemKey(item)) ?? null,
     ...(version ? { tesseract: tesseractItems.get(itemKey(item)) ?? null } : {}),
+    ...(rapidMissing === null ? { rapidocr: rapidItems.get(itemKey(item)) ?? null } : {}),
   }));
-  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, pages_at_once: { ours: atOnce, tesseract: TESSERACT_PAGES_AT_ONCE }, tesseract: version }, notes, items: perItem };
+  const report = { ...scores, meta: { data: args.data, items: Object.fromEntries(perDataset), backend, mode: args.mode, batch: args.batch, tables: args.tables, views: args.lineViews.length, pages_at_once: { ours: atOnce, tesseract: TESSERACT_PAGES_AT_ONCE, rapidocr: RAPIDOCR_PAGES_AT_ONCE }, tesseract: version, rapidocr: rapidMissing === null ? RAPIDOCR_PIN : null }, notes, items: perItem };
   if (args.report && oursOutputs) writeReports(args.report, items, oursOutputs, oursItems, tesseractItems);
   for (const [k, v] of Object.entries(scores)) console.log(`${k.padEnd(44)} ${v === null ? 'n/a' : v}`);
   for (const n of notes) console.log(`note: ${n}`);
