@@ -10,8 +10,8 @@
 // The documents are a real typewritten scan (../shared/data/real-dev, else the shipped sample scan) and a
 // nine-page PDF of it, which takes two jobs.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -20,20 +20,21 @@ import { Redis } from 'ioredis';
 import { hugePng, scannedPdf } from '../../../test/support/bad-inputs';
 import { sharp } from '../image-codec';
 import { addonPath } from '../native-addon';
+import { BatchHarness, batchId, until } from './batch-harness';
 import { QUEUE_NAME, sha256 } from './batch-job';
-import { redisMissing, RedisProcess } from './redis-process';
+import { redisMissing } from './redis-process';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const REAL_PAGE = join(ROOT, '..', 'shared', 'data', 'real-dev', 'ehri-typescripts-en', 'images', 'EHRI-BF-19380509b_EN_01.jpg');
 const skip = redisMissing() || (!existsSync(addonPath()) && 'native engine not built');
 
-let redis: RedisProcess;
+let h: BatchHarness;
 let root: string;
 
 before(async () => {
   if (skip) return;
-  redis = await RedisProcess.start();
-  root = mkdtempSync(join(tmpdir(), 'saccade-batch-'));
+  h = await BatchHarness.start();
+  root = h.root;
   mkdirSync(join(root, 'scans'));
   const page = existsSync(REAL_PAGE) ? REAL_PAGE : join(ROOT, 'assets', 'samples', 'scanned-page.png');
   const gray = await sharp(page).toColourspace('b-w').jpeg({ quality: 90 }).toBuffer({ resolveWithObject: true });
@@ -50,56 +51,8 @@ before(async () => {
 
 after(async () => {
   if (skip) return;
-  await redis.close();
-  rmSync(root, { recursive: true, force: true });
+  await h.close();
 });
-
-function batch(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'node', 'batch.ts'), ...args, '--redis', redis.url], { cwd: ROOT, encoding: 'utf8' });
-}
-
-/** Adds documents (named under the root) to a batch writing to `out` (under the root). */
-function add(inputs: string[], out: string): { status: number | null; stdout: string; stderr: string } {
-  return batch('add', ...inputs.map((i) => join(root, i)), '-o', join(root, out), '--root', root, '--hocr');
-}
-
-interface RunningWorker {
-  child: ChildProcess;
-  log: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(...extra: string[]): RunningWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'node', 'batch.ts'), 'work', '--root', root, '--threads', '1', '--redis', redis.url, ...extra],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
-  return { child, log: () => log, exited: new Promise((resolve) => child.once('exit', resolve)) };
-}
-
-async function until(what: string, ready: () => boolean, timeoutMs = 180_000): Promise<void> {
-  const started = Date.now();
-  while (!ready()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function status(id: string): Record<string, unknown> {
-  const r = batch('status', id, '--json');
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
-}
-
-function batchId(addOutput: string): string {
-  return /^batch ([0-9a-f]{16}):/.exec(addOutput)![1]!;
-}
-
-/** Pages kept so far under an output folder. */
-function pagesKept(out: string): number {
-  const store = join(root, out, '.saccade-pages');
-  return existsSync(store) ? readdirSync(store).reduce((n, d) => n + readdirSync(join(store, d)).filter((f) => /^\d+\.json$/.test(f)).length, 0) : 0;
-}
 
 /** The words of an hOCR file in order, each with its line and page ids: everything but the boxes. */
 function hocrWords(file: string): string[] {
@@ -120,20 +73,20 @@ function sameAsSingleRun(out: string, names: string[]): void {
 }
 
 test('two workers write what one npm run ocr writes; bad files fail alone; adding again reads nothing', { skip, timeout: 400_000 }, async () => {
-  const added = add(['scans', 'broken'], 'out');
+  const added = h.add(['scans', 'broken'], 'out');
   assert.equal(added.status, 0, added.stderr);
   assert.match(added.stdout, /^batch [0-9a-f]{16}: 2 document\(s\), 10 page\(s\) \(0 read already\), 3 job\(s\) queued/);
   assert.match(added.stderr, /not added: broken\/bomb\.png: .*pixels/);
   assert.match(added.stderr, /not added: broken\/corrupt\.pdf: not a readable PDF/);
   const id = batchId(added.stdout);
-  const workers = [startWorker(), startWorker()];
+  const workers = [h.startWorker(), h.startWorker()];
   try {
-    await until('the batch to finish', () => status(id).finished === true);
+    await until('the batch to finish', () => h.status(id).finished === true);
   } finally {
     for (const w of workers) w.child.kill('SIGTERM');
     await Promise.all(workers.map((w) => w.exited));
   }
-  const s = status(id);
+  const s = h.status(id);
   assert.equal(s.donePages, 10);
   assert.equal(s.doneDocuments, 2);
   assert.deepEqual((s.failed as Array<{ doc: string }>).map((f) => f.doc), ['broken/bomb.png', 'broken/corrupt.pdf']);
@@ -141,48 +94,48 @@ test('two workers write what one npm run ocr writes; bad files fail alone; addin
   for (const w of workers) assert.match(w.log(), /pages \d+-\d+, [1-9]\d* read in/, w.log());
   sameAsSingleRun('out', ['letter', 'letter-9']);
 
-  const again = add(['scans', 'broken'], 'out');
+  const again = h.add(['scans', 'broken'], 'out');
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, new RegExp(`^batch ${id}: 2 document\\(s\\), 10 page\\(s\\) \\(10 read already\\), 0 job\\(s\\) queued`));
-  assert.equal(status(id).donePages, 10);
+  assert.equal(h.status(id).donePages, 10);
 });
 
 test('a worker killed mid-page, Redis restarted and a worker stopped by SIGTERM lose no page and read none twice', { skip, timeout: 400_000 }, async () => {
-  const added = add(['scans/letter-9.pdf'], 'resilient');
+  const added = h.add(['scans/letter-9.pdf'], 'resilient');
   assert.equal(added.status, 0, added.stderr);
   const id = batchId(added.stdout);
   // A short lock, so that the killed worker's job is taken over within seconds.
-  const first = startWorker('--lock-seconds', '4');
-  await until('a first page', () => pagesKept('resilient') >= 1);
+  const first = h.startWorker('--lock-seconds', '4');
+  await until('a first page', () => h.pagesKept('resilient') >= 1);
   first.child.kill('SIGKILL');
   await first.exited;
-  const killedAt = pagesKept('resilient');
+  const killedAt = h.pagesKept('resilient');
 
-  const second = startWorker('--lock-seconds', '4');
-  await until('a page after the kill', () => pagesKept('resilient') > killedAt);
-  await redis.stop();
+  const second = h.startWorker('--lock-seconds', '4');
+  await until('a page after the kill', () => h.pagesKept('resilient') > killedAt);
+  await h.redis.stop();
   await new Promise((r) => setTimeout(r, 1500));
-  await redis.resume();
-  const restartedAt = pagesKept('resilient');
-  await until('a page after the restart', () => pagesKept('resilient') > restartedAt);
+  await h.redis.resume();
+  const restartedAt = h.pagesKept('resilient');
+  await until('a page after the restart', () => h.pagesKept('resilient') > restartedAt);
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0, second.log());
   assert.match(second.log(), /stopping after the page being read/);
-  const stoppedAt = pagesKept('resilient');
+  const stoppedAt = h.pagesKept('resilient');
   assert.ok(stoppedAt < 9, `the batch was not finished when the worker stopped (${stoppedAt} pages)`);
 
-  const third = startWorker();
+  const third = h.startWorker();
   try {
-    await until('the batch to finish', () => status(id).finished === true);
+    await until('the batch to finish', () => h.status(id).finished === true);
   } finally {
     third.child.kill('SIGTERM');
     await third.exited;
   }
-  const s = status(id);
+  const s = h.status(id);
   assert.equal(s.donePages, 9, 'every page counted once');
   assert.equal(s.doneDocuments, 1);
   assert.deepEqual(s.failed, []);
-  assert.equal(pagesKept('resilient'), 9);
+  assert.equal(h.pagesKept('resilient'), 9);
   sameAsSingleRun('resilient', ['letter-9']);
 });
 
@@ -190,7 +143,7 @@ test('jobs that name paths out of the root or unknown options fail alone, with o
   const outside = mkdtempSync(join(tmpdir(), 'saccade-outside-'));
   writeFileSync(join(outside, 'secret.pdf'), '%PDF-1.4');
   symlinkSync(outside, join(root, 'scans', 'link-out'));
-  const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const connection = new Redis(h.redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUE_NAME, { connection });
   const batchId = 'feedfacecafebeef';
   let reasons: Record<string, string> = {};
@@ -203,7 +156,7 @@ test('jobs that name paths out of the root or unknown options fail alone, with o
       { name: 'pages', data: { ...job, doc: 'scans/letter.jpg', flags: ['--pdf'] } },
       { name: 'pages', data: { ...job, doc: 'scans/letter-9.pdf', hash: sha256(readFileSync(join(root, 'scans', 'letter-9.pdf'))), pageCount: 9, flags: ['--model', '/tmp/anything'] } },
     ]);
-    const worker = startWorker();
+    const worker = h.startWorker();
     const failed = `saccade:batch:${batchId}:failed`;
     try {
       let count = 0;
