@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkJob, decodeSettings, insideRoot, type PageJob } from './batch-job';
+import { checkJob, decodeSettings, insideRoot, MAX_JOB_BYTES, MAX_STORED_JOB_BYTES, oversizedJob, type PageJob } from './batch-job';
 import { redisUrl } from './redis-url';
 
 const GOOD: PageJob = {
@@ -30,10 +30,19 @@ test('a job is taken only whole and well formed', () => {
     [{ flags: ['--keep-ratio', '7'] }, /--keep-ratio/],
     [{ outputs: { json: true, hocr: true, pdf: true } }, /job outputs must be \{json, hocr\}/],
     [{ extra: 1 }, /unknown job field extra/],
-    [{ doc: 'a'.repeat(20_000) }, /a job is at most 16384 bytes/],
+    [{ doc: 'a'.repeat(20_000) }, /job doc must be a path of at most 4096 characters/],
   ];
   for (const [change, reason] of bad) assert.throws(() => checkJob({ ...structuredClone(GOOD), ...change }), reason, JSON.stringify(change).slice(0, 80));
   assert.throws(() => checkJob(null), /a job is an object/);
+});
+
+test('a stored job is measured before it is parsed: its payload and all its fields', () => {
+  const stored = { id: '7', name: 'pages', data: JSON.stringify(GOOD), opts: '{"attempts":3}', timestamp: '1', stacktrace: '[]' };
+  assert.equal(oversizedJob(stored), null);
+  assert.equal(oversizedJob({ ...stored, data: 'x'.repeat(MAX_JOB_BYTES + 1) }), `its payload is ${MAX_JOB_BYTES + 1} characters, over ${MAX_JOB_BYTES}`);
+  assert.match(oversizedJob({ ...stored, stacktrace: 'x'.repeat(MAX_STORED_JOB_BYTES) })!, /^it is stored in \d+ characters, over 65536$/);
+  // The size is read from the string, not from what it would parse into.
+  assert.equal(oversizedJob({ ...stored, data: '[' + '{},'.repeat(6000) + '{}]' }), `its payload is ${3 * 6000 + 4} characters, over ${MAX_JOB_BYTES}`);
 });
 
 test('decode settings: the same options in another order are the same batch; other options another', () => {

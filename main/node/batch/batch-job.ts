@@ -14,6 +14,8 @@ export const QUEUE_NAME = 'saccade-pages';
 export const PAGES_PER_JOB = 8;
 /** The largest job payload a worker reads: paths, a hash and a few flags need a few kB. */
 export const MAX_JOB_BYTES = 16 * 1024;
+/** The largest job a worker parses, over all its fields: the payload, BullMQ's own fields and its failed tries' stack traces. */
+export const MAX_STORED_JOB_BYTES = 64 * 1024;
 const MAX_PATH_CHARS = 4096;
 
 /** The flags of `npm run ocr` that change what is read, and whether each takes a value. */
@@ -100,10 +102,23 @@ export function insideRoot(root: string, rel: string): string {
   return join(at, ...missing);
 }
 
-/** The job's data, checked whole; throws one line naming what is wrong. */
+/**
+ * Why a job as Redis stores it (BullMQ's fields, each a string) is too large to parse, or null. Its size is
+ * taken from the strings' lengths (characters, which is what parsing costs) before any is parsed: a payload
+ * of hundreds of MB parses into gigabytes of objects.
+ */
+export function oversizedJob(stored: Readonly<Record<string, unknown>>): string | null {
+  let total = 0;
+  for (const value of Object.values(stored)) total += typeof value === 'string' ? value.length : 0;
+  const data = typeof stored.data === 'string' ? stored.data.length : 0;
+  if (data > MAX_JOB_BYTES) return `its payload is ${data} characters, over ${MAX_JOB_BYTES}`;
+  if (total > MAX_STORED_JOB_BYTES) return `it is stored in ${total} characters, over ${MAX_STORED_JOB_BYTES}`;
+  return null;
+}
+
+/** The job's data, checked whole (its size was checked before it was parsed: oversizedJob); throws one line naming what is wrong. */
 export function checkJob(data: unknown): PageJob {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('a job is an object');
-  if (JSON.stringify(data).length > MAX_JOB_BYTES) throw new Error(`a job is at most ${MAX_JOB_BYTES} bytes`);
   const d = data as Record<string, unknown>;
   const known = new Set(['v', 'batch', 'doc', 'hash', 'pages', 'pageCount', 'out', 'flags', 'outputs']);
   const unknown = Object.keys(d).filter((k) => !known.has(k));

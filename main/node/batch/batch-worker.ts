@@ -5,7 +5,7 @@
 // (a page read beside it is left to the job's next delivery), the job goes back to the queue for another
 // worker, and the worker exits.
 import { basename, dirname, join } from 'node:path';
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hocrPage } from '../hocr';
 import { sharp } from '../image-codec';
@@ -19,6 +19,7 @@ import { checkJob, decodeSettings, documentKey, insideRoot, QUEUE_NAME, sha256, 
 import { JOB_ATTEMPTS, MAX_STALLS } from './batch-queue';
 import { documentDone, documentFailed, pageDone } from './batch-state';
 import { PageStore, writeAtomically, type PageRecord } from './page-store';
+import { SizedWorker } from './sized-worker';
 
 export interface WorkerOptions {
   root: string;
@@ -33,7 +34,7 @@ export interface WorkerOptions {
 class Stopping extends Error {}
 
 export class BatchWorker {
-  private worker!: Worker;
+  private worker!: SizedWorker;
   private stopping = false;
   private loaded: { dir: string; engines: ReaderEngines } | null = null;
   private readonly addon = loadAddon();
@@ -41,7 +42,7 @@ export class BatchWorker {
   constructor(private readonly redis: Redis, private readonly opts: WorkerOptions) {}
 
   start(): void {
-    this.worker = new Worker(QUEUE_NAME, (job, token) => this.process(job, token), {
+    this.worker = new SizedWorker(QUEUE_NAME, (job, token) => this.process(job, token), {
       connection: this.redis,
       concurrency: 1,
       lockDuration: this.opts.lockMs,
@@ -80,6 +81,8 @@ export class BatchWorker {
     try {
       let data: PageJob;
       try {
+        const oversized = this.worker.takeOversized(job.id);
+        if (oversized !== null) throw new Error(oversized);
         data = checkJob(job.data);
       } catch (err) {
         throw new UnrecoverableError(`a bad job: ${(err as Error).message}`);
