@@ -16,6 +16,7 @@ import { finished, secondsLeft, statusText } from './batch/batch-status';
 import { BatchWorker } from './batch/batch-worker';
 import { redisUrl } from './batch/redis-url';
 import { ProgressBar } from './progress-bar';
+import { terminalText } from './terminal-text';
 
 const USAGE = `usage: npm run batch -- add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
        npm run batch -- work [--root DIR] [--model DIR]... [--threads N] [--lock-seconds S]
@@ -75,7 +76,7 @@ async function add(redis: Redis, p: Parsed): Promise<number> {
       outputs: { json: p.switches.has('--json'), hocr: p.switches.has('--hocr') },
     });
     console.log(`batch ${r.batch}: ${r.documents} document(s), ${r.pages} page(s) (${r.pagesDone} read already), ${r.jobs} job(s) queued`);
-    for (const f of r.failed) console.error(`not added: ${f.doc}: ${f.reason}`);
+    for (const f of r.failed) console.error(terminalText(`not added: ${f.doc}: ${f.reason}`));
     return 0;
   } finally {
     await queue.close();
@@ -116,7 +117,7 @@ async function work(redis: Redis, p: Parsed): Promise<number> {
     models: (p.values.get('--model') ?? []),
     threads: threads === undefined ? undefined : wholeNumber('--threads', threads, 1, maxThreads()),
     lockMs: lock === undefined ? LOCK_MS : 1000 * wholeNumber('--lock-seconds', lock, 2, 3600),
-    log: (line) => console.error(line),
+    log: (line) => console.error(terminalText(line)),
   });
   worker.start();
   console.error(`worker ready: pid ${process.pid}, root ${resolve(one(p, '--root') ?? process.cwd())}`);
@@ -158,7 +159,7 @@ async function main(): Promise<number> {
 
 if (require.main === module) {
   main().then((code) => process.exit(code), (err) => {
-    console.error(`error: ${(err as Error).message.split('\n')[0]}`);
+    console.error(terminalText(`error: ${(err as Error).message.split('\n')[0]}`));
     process.exit(1);
   });
 }

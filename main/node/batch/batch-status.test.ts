@@ -26,3 +26,10 @@ test('a batch with nothing read lately, and one whose documents are all written 
   assert.equal(finished(done), true);
   assert.match(statusText(done, 1), /120\/120 pages \(100%\), 3\/4 documents written, no pages read lately, finished, 1 worker\(s\) alive/);
 });
+
+test('names and reasons from Redis are escaped: a control sequence in a name prints as text', () => {
+  const text = statusText({ ...RUNNING, out: 'ocr\u001b[2J', failed: [{ doc: 'scans/\u001b]0;owned\u0007.pdf', reason: 'not a readable PDF\u009b' }] }, 1);
+  assert.match(text, /-> ocr\\x1b\[2J: /);
+  assert.match(text, /\n {2}scans\/\\x1b\]0;owned\\x07\.pdf: not a readable PDF\\x9b$/);
+  assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+});

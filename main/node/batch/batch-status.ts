@@ -2,6 +2,7 @@
 // last minutes, the time left at that rate, the workers alive, and each failed document with its reason.
 import type { BatchStatus } from './batch-state';
 import { RATE_MINUTES } from './batch-state';
+import { terminalText } from '../terminal-text';
 
 function duration(seconds: number): string {
   if (seconds < 90) return `${Math.ceil(seconds)} s`;
@@ -22,12 +23,12 @@ export function finished(s: BatchStatus): boolean {
 export function statusText(s: BatchStatus, workers: number): string {
   const left = secondsLeft(s);
   const lines = [
-    `batch ${s.id} -> ${s.out}: ${s.donePages}/${s.pages} pages (${s.pages ? Math.floor((100 * s.donePages) / s.pages) : 100}%), `
+    `batch ${s.id} -> ${terminalText(s.out)}: ${s.donePages}/${s.pages} pages (${s.pages ? Math.floor((100 * s.donePages) / s.pages) : 100}%), `
     + `${s.doneDocuments}/${s.documents} documents written, `
     + (s.pagesPerSecond ? `${s.pagesPerSecond.toFixed(2)} pages/s over the last ${RATE_MINUTES} min, ` : 'no pages read lately, ')
     + (finished(s) ? 'finished' : left !== null ? `about ${duration(left)} left` : 'time left unknown')
     + `, ${workers} worker(s) alive`,
   ];
-  if (s.failed.length) lines.push(`failed (${s.failed.length}):`, ...s.failed.map((f) => `  ${f.doc}: ${f.reason}`));
+  if (s.failed.length) lines.push(`failed (${s.failed.length}):`, ...s.failed.map((f) => `  ${terminalText(f.doc)}: ${terminalText(f.reason)}`));
   return lines.join('\n');
 }
