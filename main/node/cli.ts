@@ -13,6 +13,7 @@ import { readInput } from './input-file';
 import { decodeDocument, openDocument, type FigureSink, type PageReaders } from './pipeline';
 import { ReaderEngines } from './reader-engines';
 import { ProgressBar } from './progress-bar';
+import { terminalText } from './terminal-text';
 
 async function main(): Promise<number> {
   let args: CliArgs;
@@ -65,7 +66,7 @@ async function main(): Promise<number> {
   // A line about one file, on a line of its own below the bar of several files.
   const fileError = (line: string): void => {
     if (several) bar.done();
-    console.error(line);
+    console.error(terminalText(line));
   };
 
   const readFile = async (i: number, readers: PageReaders | null): Promise<void> => {
@@ -158,7 +159,7 @@ async function main(): Promise<number> {
   );
   // Files read side by side fail in the order they end; the summary names them in the order given.
   failed.sort((a, b) => args.files.indexOf(a) - args.files.indexOf(b));
-  if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
+  if (failed.length > 0) console.error(terminalText(`failed: ${failed.join(', ')}`));
   const unread = args.files.length - filesRead - failed.length;
   if (controller.signal.aborted) console.error(`cancelled: ${unread} file(s) not read to the end`);
   await engines.close();
@@ -168,7 +169,7 @@ async function main(): Promise<number> {
 
 if (require.main === module) {
   main().then((code) => process.exit(code), (err) => {
-    console.error(`error: ${(err as Error).message}`);
+    console.error(terminalText(`error: ${(err as Error).message}`));
     process.exit(1);
   });
 }
