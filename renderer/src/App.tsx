@@ -1,14 +1,13 @@
 // The window: welcome view until a document is open, then the workspace (document | editor, with the
-// rounds timeline, round detail and statistics below). Notices and the engine-crash banner sit on top.
+// rounds timeline, round detail and statistics below), under one notification area.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { createCommands, shortcutFor } from './app/commands';
-import { SessionContext, useSession, useSessionState } from './app/session-context';
+import { SessionContext } from './app/session-context';
 import { CHECK_BELOW } from '../../common/confidence';
 import { DecodeAgainDialog } from './app/DecodeAgainDialog';
 import { closeTopmost } from './app/use-escape';
-import { PartialBanner } from './app/PartialBanner';
-import { SetAsideBanner } from './app/SetAsideBanner';
+import { NotificationArea } from './app/NotificationArea';
 import { Toolbar } from './app/Toolbar';
 import { Welcome } from './app/Welcome';
 import { DocumentPane } from './document/DocumentPane';
@@ -19,39 +18,9 @@ import { RoundDetail } from './panels/RoundDetail';
 import { RoundsTimeline } from './panels/RoundsTimeline';
 import { StatsPanel } from './panels/StatsPanel';
 import { browserStorage } from './state/persisted';
+import { indexedDbRunStore } from './state/run-store';
 import { createSession } from './state/session-store';
 import type { Transport } from './transport/transport';
-
-function Notices() {
-  const { actions } = useSession();
-  const notice = useSessionState((s) => s.notice);
-  const draftNotice = useSessionState((s) => s.draftNotice);
-  const crash = useSessionState((s) => (s.phase === 'crashed' ? s.crashReason : null));
-  return (
-    <>
-      {crash !== null && (
-        <div className="banner error" role="alert" data-testid="crash-banner">
-          <span>The engine stopped ({crash}). Your text is kept.</span>
-          <button className="small primary" onClick={() => void actions.restartAfterCrash()} data-testid="restart">Restart decoding</button>
-        </div>
-      )}
-      {notice && (
-        <div className={`banner ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid="notice">
-          <span>{notice.text}</span>
-          <button className="icon" onClick={actions.dismissNotice} aria-label="Dismiss">×</button>
-        </div>
-      )}
-      {draftNotice && (
-        <div className={`banner ${draftNotice.kind}`} role={draftNotice.kind === 'error' ? 'alert' : 'status'} data-testid="draft-notice">
-          <span>{draftNotice.text}</span>
-          <button className="icon" onClick={actions.dismissDraftNotice} aria-label="Dismiss">×</button>
-        </div>
-      )}
-      <PartialBanner />
-      <SetAsideBanner />
-    </>
-  );
-}
 
 function Workspace() {
   return (
@@ -81,7 +50,7 @@ function TintLegend() {
 }
 
 export function App({ transport }: { transport: Transport }) {
-  const session = useMemo(() => createSession(transport, browserStorage(), (flush) => requestAnimationFrame(flush)), [transport]);
+  const session = useMemo(() => createSession(transport, browserStorage(), (flush) => requestAnimationFrame(flush), indexedDbRunStore()), [transport]);
   const fileInput = useRef<HTMLInputElement>(null);
   // Inside Electron, main shows the native dialog and reads the file (it keeps Open Recent and opens a new
   // window when this one already shows a document); in a browser, the file input does.
@@ -133,7 +102,7 @@ export function App({ transport }: { transport: Transport }) {
       <div className="app-shell" data-testid="app-shell"
         onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
         <Toolbar commands={commands} />
-        <Notices />
+        <NotificationArea />
         {hasDoc ? <Workspace /> : <Welcome commands={commands} />}
         {dragging && <div className="drop-overlay">Drop to open</div>}
         <DecodeAgainDialog />

@@ -90,9 +90,9 @@ function fixationAt(grid: { rows: number; cols: number }, row: number, col: numb
 
 /**
  * `pages` repeats the sample page (region ids p1-r0, p2-r0, ...), each page laid out and decoded in turn, as
- * the session does a PDF's.
+ * the session does a PDF's; `dense` packs its text regions with their lines repeated.
  */
-export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number } = {}): SyntheticDecode {
+export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number; dense?: number } = {}): SyntheticDecode {
   const docId = options.docId ?? 'synthetic-doc';
   const blockSize = options.blockSize ?? 8;
   const rand = seededRandom(options.seed ?? 7);
@@ -112,7 +112,9 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
     docId, name: options.name ?? 'sample-report.png', format: 'png', pages: Array.from({ length: pageCount }, (_, index) => ({ index, ...PAGE })),
   };
   const batches: SessionEvent[][] = [];
-  const regions = Array.from({ length: pageCount }, (_, page) => SAMPLE_REGIONS.map((r) => ({ ...r, id: r.id.replace(/^p0-/, `p${page}-`) }))).flat();
+  // `dense` sets a text region's lines that many times over, in the same box: a page set small and tight.
+  const lines = (r: SyntheticRegion) => (r.kind === 'text' ? Array.from({ length: options.dense ?? 1 }, () => r.lines).flat() : r.lines);
+  const regions = Array.from({ length: pageCount }, (_, page) => SAMPLE_REGIONS.map((r) => ({ ...r, id: r.id.replace(/^p0-/, `p${page}-`), lines: lines(r) }))).flat();
   let elapsedMs = 0;
 
   regions.forEach((region, n) => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestMap, RequestName } from '../../common/protocol';
 import { loadDraft } from '../../renderer/src/state/drafts';
+import { noticeOf } from '../../renderer/src/state/notices';
 import { createSession } from '../../renderer/src/state/session-store';
 import type { Transport } from '../../renderer/src/transport/transport';
 import { memoryStorage } from '../support/memory-storage';
@@ -88,7 +89,7 @@ test('a cancelled "Decode again" gives the text from before back', async () => {
   await decodeWriting(session, session.actions.decode(), '# Rep', true);
   const s = session.store.getState();
   assert.equal(s.doc!.draft!.text, '# Report\n\nThe whole page.');
-  assert.match(s.notice!.text, /cancelled: the text from before it is back/);
+  assert.match(noticeOf(s.notices, 'action')!.text, /cancelled: the text from before it is back/);
   assert.equal(loadDraft(storage, s.doc!.key)!.text, '# Report\n\nThe whole page.');
 });
 
@@ -99,9 +100,10 @@ test('storage that refuses the text puts a notice up that a new decode does not 
   await decodeWriting(session, actions.openSample(doc.name), 'decoded');
   actions.editorChanged('x'.repeat(5_000), true);
   actions.flushDraft();
-  assert.equal(store.getState().draftNotice?.kind, 'error');
+  assert.equal(noticeOf(store.getState().notices, 'draft')?.kind, 'error');
   await decodeWriting(session, actions.decode(true), 'decoded again');
-  assert.match(store.getState().draftNotice!.text, /could not be saved in this browser's storage/);
-  actions.dismissDraftNotice();
-  assert.equal(store.getState().draftNotice, null);
+  const notice = noticeOf(store.getState().notices, 'draft')!;
+  assert.match(notice.text, /could not be saved in this browser's storage/);
+  actions.dismissNotice(notice.id);
+  assert.equal(noticeOf(store.getState().notices, 'draft'), undefined);
 });

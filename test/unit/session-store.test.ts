@@ -88,7 +88,7 @@ test('a file the engine refuses leaves a clear notice and the previous state', a
   await actions.openFile('empty.png', new Uint8Array());
   assert.equal(store.getState().doc, null);
   assert.equal(store.getState().phase, 'idle');
-  assert.deepEqual(store.getState().notice, { kind: 'error', text: 'Could not open empty.png: the file is empty (0 bytes)' });
+  assert.deepEqual(store.getState().notices.map(({ kind, text, topic }) => ({ kind, text, topic })), [{ kind: 'error', text: 'Could not open empty.png: the file is empty (0 bytes)', topic: 'action' }]);
 });
 
 test('an engine crash keeps the run, and restarting reopens the document and decodes the unfinished page', async () => {

@@ -3,6 +3,7 @@ import { MAX_DOCUMENT_BYTES } from '../../../common/protocol';
 import type { Session } from '../state/session-store';
 import { editorHandle } from '../editor/editor-handle';
 import { exportName, searchablePdfName } from '../state/markdown-layout';
+import { withoutTopic } from '../state/notices';
 import type { ShellCommand } from '../../../common/shell-commands';
 import type { Transport } from '../transport/transport';
 
@@ -12,7 +13,7 @@ export function createCommands(session: Session, transport: Transport, pickFile:
   const openFile = async (file: File) => {
     // Refused before its bytes are read; the browser server would refuse the upload too (main/node/server.ts).
     if (file.size > MAX_DOCUMENT_BYTES) {
-      store.setState({ notice: { kind: 'error', text: `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB.` } });
+      actions.notify('error', `${file.name} is ${(file.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB.`);
       return;
     }
     await actions.openFile(file.name, new Uint8Array(await file.arrayBuffer()));
@@ -25,12 +26,12 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     const name = exportName(doc.info.name);
     const partial = store.getState().partial ? ' It holds partial text: its decode did not finish.' : '';
     if (transport.shell) {
-      if (await transport.shell.saveMarkdown(name, text)) store.setState({ notice: { kind: 'info', text: `Exported ${name}.${partial}` } });
+      if (await transport.shell.saveMarkdown(name, text)) actions.notify('info', `Exported ${name}.${partial}`);
       return;
     }
     download(new Blob([text], { type: 'text/markdown;charset=utf-8' }), name);
     // The browser saves it where its downloads go, without telling the page: say what was handed over.
-    store.setState({ notice: { kind: 'info', text: `Exported ${name} (${text.length.toLocaleString()} characters) to your browser's downloads.${partial}` } });
+    actions.notify('info', `Exported ${name} (${text.length.toLocaleString()} characters) to your browser's downloads.${partial}`);
   };
 
   let makingPdf = false;
@@ -42,18 +43,19 @@ export function createCommands(session: Session, transport: Transport, pickFile:
     const name = searchablePdfName(doc.info.name);
     const partial = store.getState().partial ? ' Its text is partial: its decode did not finish.' : '';
     makingPdf = true;
-    store.setState({ notice: { kind: 'info', text: `Making ${name}…` } });
+    actions.notify('info', `Making ${name}…`);
     try {
       const bytes = await actions.searchablePdf(text);
       if (transport.shell) {
         const saved = await transport.shell.savePdf(name, bytes);
-        store.setState({ notice: saved ? { kind: 'info', text: `Exported ${name}.${partial}` } : null });
+        if (saved) actions.notify('info', `Exported ${name}.${partial}`);
+        else store.setState((s) => ({ notices: withoutTopic(s.notices, 'action') }));
         return;
       }
       download(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }), name);
-      store.setState({ notice: { kind: 'info', text: `Exported ${name} (${(bytes.length / 2 ** 20).toFixed(1)} MB) to your browser's downloads.${partial}` } });
+      actions.notify('info', `Exported ${name} (${(bytes.length / 2 ** 20).toFixed(1)} MB) to your browser's downloads.${partial}`);
     } catch (err) {
-      store.setState({ notice: { kind: 'error', text: `Could not export ${name}: ${err instanceof Error ? err.message : String(err)}` } });
+      actions.notify('error', `Could not export ${name}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       makingPdf = false;
     }

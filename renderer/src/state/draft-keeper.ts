@@ -7,7 +7,6 @@
 // back as a notice.
 import { MAX_RECENT, saveDraft, type DocumentSource, type Draft, type SaveOutcome, type SetAsideText } from './drafts';
 import type { KeyValueStore } from './persisted';
-import { forgetAllRuns } from './saved-runs';
 import { mergeCorrections } from './text-merge';
 
 const AUTOSAVE_MS = 400;
@@ -217,12 +216,7 @@ export class DraftKeeper {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.doc) return;
-    let outcome = saveDraft(this.storage, this.draft());
-    if (!outcome.saved) {
-      // The kept decodes' checking aids go before a text would.
-      forgetAllRuns(this.storage);
-      outcome = saveDraft(this.storage, this.draft());
-    }
+    const outcome = saveDraft(this.storage, this.draft());
     const notice = noticeFor(outcome, this.doc.name, this.refused);
     this.refused = !outcome.saved;
     this.report(this.state(notice));

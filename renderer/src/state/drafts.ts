@@ -2,9 +2,8 @@
 // list of recent documents the welcome view offers. Samples can be reopened from the engine by name; files
 // only by opening them again (their bytes are not kept). Text the user edited is never dropped to make
 // room: only decoded text is, which decoding again brings back, and the caller is told which. The decode
-// behind a text (its events, for the checking aids) is kept apart, in saved-runs.ts.
+// behind a text (its events, for the checking aids) is kept apart, in saved-runs.ts, for the documents listed here.
 import { readJson, writeJson, type KeyValueStore } from './persisted';
-import { forgetRun } from './saved-runs';
 
 export type DocumentSource = { kind: 'sample'; name: string } | { kind: 'file'; name: string };
 
@@ -105,17 +104,12 @@ export function saveDraft(storage: KeyValueStore | null, draft: Draft): SaveOutc
     if (!kept[i]!.edited) dropped.push(...kept.splice(i, 1));
   }
   if (!writeJson(storage, RECENT_KEY, kept)) return refused;
-  for (const d of dropped) forgetDocument(storage, d.key);
+  for (const d of dropped) storage?.removeItem(draftKey(d.key));
   const added = !recent.some((r) => r.key === draft.key);
   return { saved: true, dropped, crowded: added && kept.length > MAX_RECENT ? kept.length : null };
 }
 
 export function forgetDraft(storage: KeyValueStore | null, key: string): void {
-  forgetDocument(storage, key);
-  writeJson(storage, RECENT_KEY, listRecent(storage).filter((r) => r.key !== key));
-}
-
-function forgetDocument(storage: KeyValueStore | null, key: string): void {
   storage?.removeItem(draftKey(key));
-  forgetRun(storage, key);
+  writeJson(storage, RECENT_KEY, listRecent(storage).filter((r) => r.key !== key));
 }

@@ -10,11 +10,14 @@ import type { Transport } from '../transport/transport';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { DecodeRun, type TokenRef } from './decode-run';
 import { loadSettings, saveSettings, toDecodeOptions, type DecodeSettings } from './decode-settings';
-import { DraftKeeper, type DraftNotice } from './draft-keeper';
+import { DraftKeeper } from './draft-keeper';
 import { documentKey, forgetDraft, listRecent, loadDraft, type Draft, type DocumentSource, type RecentEntry, type SetAsideText } from './drafts';
 import type { KeyValueStore } from './persisted';
 import { readJson, writeJson } from './persisted';
-import { loadRun, saveRun } from './saved-runs';
+import { withNotice, withoutTopic, type Notice, type NoticeTopic } from './notices';
+import { keptAidsNotice, savedAidsNotice } from './checking-aids-notice';
+import type { RunStore } from './run-store';
+import { dropLegacyRuns, keepRunsOf, loadRun, saveRun } from './saved-runs';
 
 export type Phase = 'idle' | 'opening' | 'decoding' | 'done' | 'cancelled' | 'failed' | 'crashed';
 export type Theme = 'dark' | 'light';
@@ -64,7 +67,8 @@ export interface SessionState {
   /** Bumped once per applied batch of events: what token-following views subscribe to. */
   revision: number;
   phase: Phase;
-  notice: { kind: 'error' | 'info'; text: string } | null;
+  /** What the user is told, newest first (notices.ts). */
+  notices: Notice[];
   /** Edited texts of the open document that decoding again replaced, newest first: restorable. */
   setAside: SetAsideText[];
   /** The document's text is what a decode that did not finish left. */
@@ -73,8 +77,6 @@ export interface SessionState {
   confirmingDecode: boolean;
   /** The user's corrections merged into the decode that just finished, for the editor to apply. */
   settle: Settle | null;
-  /** What saving the text did that the user must know (storage refused it, other text was dropped). */
-  draftNotice: DraftNotice | null;
   crashReason: string | null;
   settings: DecodeSettings;
   /** Tokens the user points at in the editor (hover or selection); null follows the live token. */
@@ -114,7 +116,9 @@ export interface SessionActions {
   setTheme(theme: Theme): void;
   toggleOverlay(name: keyof Overlays): void;
   setZoom(zoom: number | 'fit'): void;
-  dismissNotice(): void;
+  /** Tells the user something about the open document (or the action they took), in place of the topic's last notice. */
+  notify(kind: Notice['kind'], text: string, topic?: NoticeTopic): void;
+  dismissNotice(id: number): void;
   /** Picks a round of the timeline: its detail stays, and its tokens are shown in the editor and on the page. */
   pickRound(index: number): void;
   /** Shows tokens on their page, with their heatmap (null: none). */
@@ -125,7 +129,6 @@ export interface SessionActions {
   flushDraft(): void;
   restoreSetAside(): void;
   discardSetAside(): void;
-  dismissDraftNotice(): void;
   forgetRecent(key: string): void;
   /**
    * The document's searchable PDF, its text layer the editor's `text` with each word where the decode behind
@@ -141,7 +144,9 @@ const OVERLAYS_KEY = 'saccade.overlays';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function createSession(transport: Transport, storage: KeyValueStore | null, schedule: Scheduler) {
+/** `runs`: where decodes are kept for their checking aids (none: they are not kept). */
+export function createSession(transport: Transport, storage: KeyValueStore | null, schedule: Scheduler, runs: RunStore | null = null) {
+  dropLegacyRuns(storage);
   const store: StoreApi<SessionState> = createStore<SessionState>(() => ({
     engine: { status: 'connecting' },
     vocab: [],
@@ -152,12 +157,11 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     run: null,
     revision: 0,
     phase: 'idle',
-    notice: null,
+    notices: [],
     setAside: [],
     partial: false,
     confirmingDecode: false,
     settle: null,
-    draftNotice: null,
     crashReason: null,
     settings: loadSettings(storage),
     focus: null,
@@ -173,7 +177,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     engineLostDocument: false,
   }));
 
-  const keeper = new DraftKeeper(storage, ({ notice, ...kept }) => store.setState(notice ? { ...kept, draftNotice: notice } : kept));
+  const keeper = new DraftKeeper(storage, ({ notice, ...kept }) => store.setState((s) => (notice ? { ...kept, notices: withNotice(s.notices, notice.kind, notice.text, 'draft') } : kept)));
 
   let queued: EventBatch[] = [];
   let flushPending = false;
@@ -189,7 +193,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (!crash || crash.type !== 'engine_crashed') return { revision: s.revision + 1 };
       // The engine process is gone, and with it the documents it had open: they are reopened on next use.
       const interrupted = s.phase === 'decoding' || s.phase === 'opening' || s.phase === 'failed';
-      return { revision: s.revision + 1, engineLostDocument: s.doc !== null, ...(interrupted ? { phase: 'crashed' as const, crashReason: crash.reason, notice: null } : {}) };
+      return { revision: s.revision + 1, engineLostDocument: s.doc !== null, ...(interrupted ? { phase: 'crashed' as const, crashReason: crash.reason, notices: withoutTopic(s.notices, 'action') } : {}) };
     });
   };
   transport.onEvents((batch) => {
@@ -208,44 +212,55 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     actions.updateSettings({ mode });
   };
 
-  const adopt = (info: DocumentInfo, source: DocumentSource, bytes: Uint8Array) => {
+  const adopt = async (info: DocumentInfo, source: DocumentSource, bytes: Uint8Array) => {
     const key = documentKey(info.name, bytes);
     const previous = store.getState().doc;
     if (previous && previous.info.docId !== info.docId) void transport.request('closeDocument', { docId: previous.info.docId }).catch(() => undefined);
+    // What was said about the previous document goes with it.
+    store.setState({ notices: [] });
     const draft = keeper.open({ key, name: info.name, source }, loadDraft(storage, key));
-    const run = savedRunFor(draft, info.docId);
+    const run = await savedRunFor(draft, info.name, info.docId);
     store.setState({
       doc: { info, source, bytes, key, draft }, run, phase: run ? 'done' : 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null,
-      selectedRegion: null, page: 0, zoom: 'fit', notice: null, crashReason: null, engineLostDocument: false, settle: null, confirmingDecode: false,
+      selectedRegion: null, page: 0, zoom: 'fit', crashReason: null, engineLostDocument: false, settle: null, confirmingDecode: false,
     });
     transport.shell?.documentChanged(info.name);
     return draft;
   };
 
-  /** The finished decode behind a draft's text, replayed, for its checking aids; null where none is kept. */
-  const savedRunFor = (draft: Draft | null, docId: string): DecodeRun | null => {
+  /**
+   * The finished decode behind a draft's text, replayed, for its checking aids; null where none is kept, which
+   * the user is told, as they are when its heatmaps were not kept.
+   */
+  const savedRunFor = async (draft: Draft | null, name: string, docId: string): Promise<DecodeRun | null> => {
     if (!draft || draft.decoded === null || draft.partial) return null;
-    const saved = loadRun(storage, draft.key);
+    const saved = await loadRun(runs, draft.key);
+    const aids = savedAidsNotice(name, saved);
+    if (aids) actions.notify('info', aids, 'aids');
     return saved && DecodeRun.replay(saved, docId);
   };
 
   /** A decode ended: finished, its text (with the user's corrections) becomes the document's; else the text from before comes back. */
-  const endDecode = (run: DecodeRun, finished: boolean) => {
+  const endDecode = async (run: DecodeRun, finished: boolean) => {
     const doc = store.getState().doc;
     if (!doc) return;
     if (finished) {
       const result = keeper.finishDecode();
       if (!result) return;
-      saveRun(storage, doc.key, run.docId, run.log);
       if (result.text !== result.decoded) store.setState({ settle: { decoded: result.decoded, text: result.text } });
       if (result.conflicts > 0) {
-        store.setState({ notice: { kind: 'info', text: `Your corrections are kept in the new text, ${result.conflicts} of them where the new decode read the words differently (your edited text is also set aside).` } });
+        actions.notify('info', `Your corrections are kept in the new text, ${result.conflicts} of them where the new decode read the words differently (your edited text is also set aside).`);
       }
+      const kept = await saveRun(runs, doc.key, run.docId, run.log);
+      const aids = keptAidsNotice(doc.info.name, kept);
+      if (aids && store.getState().doc?.key === doc.key) actions.notify(kept === 'refused' ? 'error' : 'info', aids, 'aids');
+      await keepRunsOf(runs, new Set(listRecent(storage).map((r) => r.key)));
       return;
     }
     const before = keeper.stopDecode();
     if (!before) return;
-    store.setState({ doc: { ...doc, draft: before }, run: savedRunFor(before, doc.info.docId), focus: null, selectedRound: null, hoveredRound: null, spotlight: null });
+    const saved = await savedRunFor(before, doc.info.name, doc.info.docId);
+    store.setState({ doc: { ...doc, draft: before }, run: saved, focus: null, selectedRound: null, hoveredRound: null, spotlight: null });
   };
 
   /**
@@ -263,16 +278,17 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
   const runDecode = async (run: DecodeRun, pages: number[] | null) => {
     const { settings } = store.getState();
-    store.setState({ run, phase: 'decoding', notice: null, crashReason: null, selectedRound: null, hoveredRound: null, spotlight: null });
+    store.setState((s) => ({ run, phase: 'decoding', notices: withoutTopic(s.notices, 'action'), crashReason: null, selectedRound: null, hoveredRound: null, spotlight: null }));
     try {
       const result = await transport.request('decode', { docId: run.docId, pages, options: toDecodeOptions(settings) });
       flush();
       if (store.getState().run !== run) return;
       // The editor takes the last tokens in as the phase changes, before the keeper takes the decode's text.
       store.setState({ phase: result.cancelled ? 'cancelled' : 'done' });
-      endDecode(run, !result.cancelled);
+      await endDecode(run, !result.cancelled);
       if (result.cancelled && store.getState().run !== run) {
-        store.setState({ phase: store.getState().run ? 'done' : 'idle', notice: { kind: 'info', text: 'Decoding was cancelled: the text from before it is back.' } });
+        store.setState({ phase: store.getState().run ? 'done' : 'idle' });
+        actions.notify('info', 'Decoding was cancelled: the text from before it is back.');
       }
     } catch (err) {
       flush();
@@ -280,8 +296,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (store.getState().phase === 'crashed') return;
       // A crash event that is still on its way turns this into 'crashed' when it is applied.
       store.setState({ phase: 'failed' });
-      endDecode(run, false);
-      store.setState({ notice: { kind: 'error', text: `Decoding failed: ${message(err)}${store.getState().run !== run ? '; the text from before it is back' : ''}` } });
+      await endDecode(run, false);
+      actions.notify('error', `Decoding failed: ${message(err)}${store.getState().run !== run ? '; the text from before it is back' : ''}`);
     }
   };
 
@@ -304,27 +320,29 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
     async openSample(name) {
       const before = store.getState().phase;
-      store.setState({ phase: 'opening', notice: null });
+      store.setState({ phase: 'opening' });
       try {
         const { doc, bytes } = await transport.request('openSample', { name });
-        const draft = adopt(doc, { kind: 'sample', name }, base64ToBytes(bytes));
+        const draft = await adopt(doc, { kind: 'sample', name }, base64ToBytes(bytes));
         if (!draft) await actions.decode();
       } catch (err) {
-        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open the sample: ${message(err)}` } });
+        store.setState({ phase: before });
+        actions.notify('error', `Could not open the sample: ${message(err)}`);
       }
     },
 
     async openFile(name, bytes) {
       const before = store.getState().phase;
-      store.setState({ phase: 'opening', notice: null });
+      store.setState({ phase: 'opening' });
       try {
         const { doc } = await transport.request('openDocument', { name, bytes: bytesToBase64(bytes) });
-        const draft = adopt(doc, { kind: 'file', name }, bytes);
+        const draft = await adopt(doc, { kind: 'file', name }, bytes);
         if (!draft) await actions.decode();
       } catch (err) {
         const reason = message(err);
         const text = reason.startsWith(`${name}: `) ? reason.slice(name.length + 2) : reason;
-        store.setState({ phase: before, notice: { kind: 'error', text: `Could not open ${name}: ${text}` } });
+        store.setState({ phase: before });
+        actions.notify('error', `Could not open ${name}: ${text}`);
       }
     },
 
@@ -342,7 +360,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         try {
           docId = await reopen(doc);
         } catch (err) {
-          store.setState({ phase: 'failed', notice: { kind: 'error', text: `Could not reopen ${doc.info.name}: ${message(err)}` } });
+          store.setState({ phase: 'failed' });
+          actions.notify('error', `Could not reopen ${doc.info.name}: ${message(err)}`);
           return;
         }
       }
@@ -393,7 +412,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     async restartAfterCrash() {
       const { doc, run } = store.getState();
       if (!doc) return;
-      store.setState({ phase: 'opening', crashReason: null, notice: { kind: 'info', text: 'Restarting the engine…' } });
+      store.setState({ phase: 'opening', crashReason: null });
+      actions.notify('info', 'Restarting the engine…');
       try {
         const docId = await reopen(doc);
         store.setState({ doc: { ...doc, info: { ...doc.info, docId } }, engineLostDocument: false });
@@ -416,7 +436,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       if (phase === 'decoding') await actions.cancel();
       void transport.request('closeDocument', { docId: doc.info.docId }).catch(() => undefined);
       keeper.close();
-      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, notice: null, setAside: [], partial: false, settle: null, recent: listRecent(storage) });
+      store.setState({ doc: null, run: null, phase: 'idle', focus: null, selectedRound: null, hoveredRound: null, spotlight: null, notices: [], setAside: [], partial: false, settle: null, recent: listRecent(storage) });
       transport.shell?.documentChanged(null);
     },
 
@@ -441,8 +461,12 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       store.setState({ zoom: zoom === 'fit' ? 'fit' : Math.min(8, Math.max(0.1, zoom)) });
     },
 
-    dismissNotice() {
-      store.setState({ notice: null });
+    notify(kind, text, topic = 'action') {
+      store.setState((s) => ({ notices: withNotice(s.notices, kind, text, topic) }));
+    },
+
+    dismissNotice(id) {
+      store.setState((s) => ({ notices: s.notices.filter((n) => n.id !== id) }));
     },
 
     pickRound(index) {
@@ -485,13 +509,11 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
       keeper.discard();
     },
 
-    dismissDraftNotice() {
-      store.setState({ draftNotice: null });
-    },
-
     forgetRecent(key) {
       forgetDraft(storage, key);
-      store.setState({ recent: listRecent(storage) });
+      const recent = listRecent(storage);
+      store.setState({ recent });
+      void keepRunsOf(runs, new Set(recent.map((r) => r.key)));
     },
 
     async searchablePdf(text) {
