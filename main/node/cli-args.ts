@@ -2,6 +2,7 @@
 // own module so that other entry points (the batch commands) read decode options the same way without
 // importing the CLI's entry.
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeMode, type DecodeOptions } from '../../common/engine-types';
+import { STANDARD_INPUT } from './cli-inputs';
 import { defaultModelDir, maxThreads } from './native-addon';
 import { fraction, MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
 import { DEFAULT_PAGE_ANALYSIS, firstLineViews, type PageAnalysisOptions } from './pipeline';
@@ -21,7 +22,7 @@ export interface CliArgs {
   modeGiven: boolean;
 }
 
-const USAGE = `usage: npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr] [--pdf]
+const USAGE = `usage: npm run ocr -- <files, folders, 'globs' or -...> -o <out.md, out.pdf or folder> [--force] [--mode ar|spec|mtp|diffusion] [--no-fixation] [--json] [--hocr] [--pdf]
                      [--keep-ratio R image tokens kept after the focal layers, in (0, 1]; 1 = all]
                      [--no-reading-prior: a line model reads with its decoder alone, not weighing its encoder's CTC reading]
                      [--tables cells|whole: read a table cell by cell (default) or whole, in the model's table mode]
@@ -31,15 +32,22 @@ const USAGE = `usage: npm run ocr -- <files...> -o <out.md, out.pdf or folder> [
                      [--threads N up to ${maxThreads()}: one page reads on N threads, a run of pages reads N pages at once on one thread each (default: one per core)]
                      [--max-tokens N per region, up to ${MAX_NEW_TOKENS}]
                      [--batch N regions per forward, up to ${MAX_BATCH}] [-- files, even those starting with -]
-  PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each). With one input, -o may name a .md file, or a
-  .pdf file for the searchable PDF alone; with several it names a folder. Without -o the Markdown goes to
-  standard output. --json, --hocr and --pdf write <name>.json, <name>.hocr and <name>.pdf beside it: the JSON
-  has every region, round and token; hOCR has every word with its box (from where the model looked while
-  writing it; needs fixation) and its confidence; the searchable PDF is the input's pages with those words
-  laid over them, invisible, where they stand (a PDF's pages and images unchanged). Every output but the PDF
-  is written as its pages are read, and a document that fails partway keeps the pages read before. Figures are
-  written beside a Markdown file as <name>-p<page>-figure<n>.png and linked from it. An output never
-  replaces an input; it replaces another existing file only with --force.`;
+  PDF, PNG, JPEG and TIFF files (up to ${MAX_PAGES} pages each); - reads one from standard input. A folder is read
+  with its subfolders, in sorted order, and so is a quoted glob ('scans/**/*.tif': * and ? within a name, **
+  any folders); there a file is read when its content or its extension is a document's. Names with a leading
+  dot are passed over; what else is not read (other files, links that leave the folder or lead to a folder, a
+  file met again) gets a line, and an output folder inside is not read. Relative paths are taken from the
+  folder the command was typed in. With one input, -o may name a .md file, or a .pdf file for the searchable
+  PDF alone; with a folder, a glob or several inputs it names a folder, and each document's outputs lie below
+  it as the document lies below its folder (in/a/b.pdf -> out/a/b.md); documents of one folder that would
+  share a name keep their extensions (a.png.md, a.pdf.md). Without -o the Markdown goes to standard output.
+  --json, --hocr and --pdf write <name>.json, <name>.hocr and <name>.pdf beside it: the JSON has every region,
+  round and token; hOCR has every word with its box (from where the model looked while writing it; needs
+  fixation) and its confidence; the searchable PDF is the input's pages with those words laid over them,
+  invisible, where they stand (a PDF's pages and images unchanged). Every output but the PDF is written as its
+  pages are read, and a document that fails partway keeps the pages read before. Figures are written beside a
+  Markdown file as <name>-p<page>-figure<n>.png and linked from it. An
+  output never replaces an input; it replaces another existing file only with --force.`;
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {
@@ -81,9 +89,10 @@ export function parseArgs(argv: string[]): CliArgs {
       // Everything after it is a file, whatever it starts with.
       args.files.push(...argv.slice(i + 1));
       break;
-    } else if (a.startsWith('-')) throw new Error(`unknown option ${a}\n${USAGE}`);
+    } else if (a.startsWith('-') && a !== STANDARD_INPUT) throw new Error(`unknown option ${a}\n${USAGE}`);
     else args.files.push(a);
   }
   if (args.files.length === 0) throw new Error(USAGE);
+  if (args.files.filter((f) => f === STANDARD_INPUT).length > 1) throw new Error('standard input (-) can be named once');
   return args;
 }

@@ -5,7 +5,7 @@
 // Bad options and outputs stop it before any work, with one line and exit status 2; Ctrl+C stops it with 130.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -30,10 +30,10 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad files reported, batch goe
     '-o', join(out, 'md'), '--json', '--hocr', '--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'], { encoding: 'utf8', cwd: ROOT });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /error: .*notes\.pdf: not a readable PDF/);
-  assert.match(r.stderr, /error: .*scans: not a regular file/);
-  // The failures again at the end, after the summary.
-  assert.match(r.stderr, /failed: .*notes\.pdf, .*scans\n*$/);
-  assert.match(r.stderr, /3 page\(s\) from 2\/4 file\(s\) .* pages\/s, \d+ tokens kept of \d+ decoded, [\d.]+ tokens per forward, mode ar, backend cpu/);
+  assert.match(r.stderr, /error: .*scans: no PDF, PNG, JPEG or TIFF file in it/);
+  // The failures again at the end, after the summary: what could not be listed, then the files in order.
+  assert.match(r.stderr, /failed: .*scans, .*notes\.pdf\n*$/);
+  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens kept of \d+ decoded, [\d.]+ tokens per forward, mode ar, backend cpu/);
   for (const stem of ['two-page-report', 'page-photo']) {
     assert.ok(readFileSync(join(out, 'md', `${stem}.md`), 'utf8').trim().length > 0, `${stem}.md is empty`);
     const json = JSON.parse(readFileSync(join(out, 'md', `${stem}.json`), 'utf8'));
@@ -73,6 +73,44 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad files reported, batch goe
   const unsure = lines.flatMap((x: { unsure: Array<{ box: { x0: number; x1: number }; text: string; meanProb: number }> }) => x.unsure);
   assert.ok(unsure.length >= lines.length);
   assert.ok(unsure.every((u: { box: { x0: number; x1: number }; text: string; meanProb: number }) => u.box.x1 > u.box.x0 && typeof u.text === 'string' && u.meanProb < Math.exp(-0.3)));
+});
+
+test('ocr CLI under npm run: a folder tree typed in the user\'s folder gives the same tree of outputs there; - reads standard input', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
+  const { writeTinyCheckpoint } = (await import(join(ROOT, 'native', 'test', 'tiny-checkpoint.mjs'))) as { writeTinyCheckpoint(name: string): string };
+  const model = writeTinyCheckpoint('cli-tree');
+  // Where the operator typed the command; npm runs it in the project's folder and says so in INIT_CWD.
+  const typedIn = mkdtempSync(join(tmpdir(), 'saccade-cli-tree-'));
+  const npm = { ...process.env, INIT_CWD: typedIn, npm_package_json: join(ROOT, 'package.json') };
+  const samples = join(ROOT, 'assets', 'samples');
+  mkdirSync(join(typedIn, 'scans', 'reports'), { recursive: true });
+  mkdirSync(join(typedIn, 'scans', 'photos', '2024'), { recursive: true });
+  copyFileSync(join(samples, 'two-page-report.pdf'), join(typedIn, 'scans', 'reports', 'q3.pdf'));
+  copyFileSync(join(samples, 'scanned-page.png'), join(typedIn, 'scans', 'photos', '2024', 'page'));
+  writeFileSync(join(typedIn, 'scans', 'notes.txt'), 'not a scan');
+  writeFileSync(join(typedIn, 'scans', 'broken.pdf'), '%PDF-1.4 truncated');
+  writeFileSync(join(typedIn, 'scans', '.DS_Store'), 'hidden');
+  const decode = ['--model', model, '--max-tokens', '3', '--mode', 'ar', '--keep-unsure'];
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), 'scans', '-o', 'out', '--json', ...decode], { encoding: 'utf8', cwd: ROOT, env: npm });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^skipped scans\/notes\.txt: not a PDF, PNG, JPEG or TIFF file$/m);
+  assert.match(r.stderr, /^error: scans\/broken\.pdf: not a readable PDF/m);
+  assert.doesNotMatch(r.stderr, /DS_Store/);
+  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\)/);
+  const written = (readdirSync(join(typedIn, 'out'), { recursive: true }) as string[]).filter((f) => /\.(md|json)$/.test(f)).sort();
+  // The PNG named without an extension is taken by its content.
+  assert.deepEqual(written, ['photos/2024/page.json', 'photos/2024/page.md', 'reports/q3.json', 'reports/q3.md']);
+  assert.equal(JSON.parse(readFileSync(join(typedIn, 'out', 'reports', 'q3.json'), 'utf8')).pages.length, 2);
+  // One document piped in reads as the same file read from the folder.
+  const piped = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'cli.ts'), '-', '-o', 'piped.md', ...decode],
+    { encoding: 'utf8', cwd: ROOT, env: npm, input: readFileSync(join(samples, 'scanned-page.png')) });
+  assert.equal(piped.status, 0, piped.stderr);
+  // Its figure is named after the Markdown it is linked from.
+  assert.equal(readFileSync(join(typedIn, 'piped.md'), 'utf8'), readFileSync(join(typedIn, 'out', 'photos', '2024', 'page.md'), 'utf8').replaceAll('](page-', '](piped-'));
+  // The page's figure is in place beside its Markdown, and nothing hidden or temporary is left.
+  assert.ok(existsSync(join(typedIn, 'out', 'photos', '2024', 'page-p1-figure1.png')));
+  assert.ok(existsSync(join(typedIn, 'piped-p1-figure1.png')));
+  const everything = [...readdirSync(typedIn, { recursive: true }) as string[]];
+  assert.deepEqual(everything.filter((f) => /(^|\/)\.(?!DS_Store$)|\.tmp$|\.part/.test(f)), []);
 });
 
 test('ocr CLI options: fixation shows heatmaps without pruning unless --keep-ratio asks for it', () => {

@@ -1,31 +1,38 @@
-// `npm run ocr -- <files...> -o <out.md, out.pdf or folder> [--mode ar|spec|mtp|diffusion] [--json] [--hocr] [--pdf] ...`:
-// scans to Markdown (and hOCR: words with their boxes and confidences; and searchable PDFs) from the command line. Options and
-// outputs are checked before any work (a bad one: one line, exit status 2); a file that cannot be read is
-// reported on one line and the batch goes on; the exit status says whether every file succeeded (130: cancelled with Ctrl+C).
+// `npm run ocr -- <files, folders, 'globs' or -...> -o <out.md, out.pdf or folder> [--mode ar|spec|mtp|diffusion] [--json] [--hocr] [--pdf] ...`:
+// scans to Markdown (and hOCR: words with their boxes and confidences; and searchable PDFs) from the command line. Options,
+// inputs (a folder's tree, cli-inputs.ts) and outputs are checked before any work (a bad one: one line, exit status
+// 2); a file that cannot be read is reported on one line and the batch goes on; the exit status says whether every
+// file succeeded (130: cancelled with Ctrl+C).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sharp } from './image-codec';
 import { parseArgs, type CliArgs } from './cli-args';
 import { DocumentOutputs } from './cli-document-outputs';
+import { expandInputs, type ExpandedInputs } from './cli-inputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultDecodeMode, loadAddon } from './native-addon';
 import { readInput } from './input-file';
 import { decodeDocument, openDocument, type FigureSink, type PageReaders } from './pipeline';
 import { ReaderEngines } from './reader-engines';
 import { ProgressBar } from './progress-bar';
+import { readStandardInput } from './standard-input';
 import { terminalText } from './terminal-text';
+import { userPath } from './user-folder';
 
 async function main(): Promise<number> {
   let args: CliArgs;
+  let listed: ExpandedInputs;
   let plan: OutputPlan;
   try {
     args = parseArgs(process.argv.slice(2));
-    plan = planOutputs(args.files, args.out, args);
+    const out = args.out === null ? null : userPath(args.out);
+    listed = expandInputs(args.files, out);
+    plan = planOutputs(listed, out, args);
+    for (const folder of plan.folders) mkdirSync(folder, { recursive: true });
   } catch (err) {
     console.error((err as Error).message);
     return 2;
   }
-  for (const folder of plan.folders) mkdirSync(folder, { recursive: true });
   // A figure is written beside its Markdown as <stem>-p<page>-figure<n>.png, and the Markdown links it there.
   const figures = (markdown: string | null): FigureSink | undefined => markdown ? async ({ page, index, image }) => {
     const name = `${basename(markdown).replace(/\.md$/i, '')}-p${page + 1}-figure${index}.png`;
@@ -34,6 +41,17 @@ async function main(): Promise<number> {
     writeFileSync(join(dirname(markdown), name), png, { flag: args.force ? 'w' : 'wx' });
     return name;
   } : undefined;
+  args.modelDir = userPath(args.modelDir);
+  const inputs = listed.inputs;
+  for (const line of listed.skipped) console.error(terminalText(line));
+  // What a folder or glob could not give fails the run; the documents it did give are read.
+  for (const { shown, reason } of listed.failed) console.error(terminalText(`error: ${shown}: ${reason}`));
+  const failed: number[] = [];
+  const failedNames = () => [...listed.failed.map((f) => f.shown), ...failed.sort((a, b) => a - b).map((i) => inputs[i]!.shown)];
+  if (inputs.length === 0) {
+    console.error(terminalText(`failed: ${failedNames().join(', ')}`));
+    return 1;
+  }
   const addon = loadAddon();
   const loadStarted = Date.now();
   const engines = new ReaderEngines(addon, args.modelDir, args.threads);
@@ -56,8 +74,7 @@ async function main(): Promise<number> {
   // prefill, and decoding (each region's share of the batched steps: the decoding's wall time).
   const stageMs = { encode: 0, prefill: 0, decode: 0 };
   let regions = 0;
-  const failed: string[] = [];
-  const several = args.files.length > 1;
+  const several = inputs.length > 1;
   // One file shows its regions as they are read; several files, read side by side, show the files done.
   const bar = new ProgressBar(process.stderr, several ? 'files' : 'regions');
   let filesDone = 0;
@@ -70,20 +87,20 @@ async function main(): Promise<number> {
   };
 
   const readFile = async (i: number, readers: PageReaders | null): Promise<void> => {
-    const file = args.files[i]!;
+    const file = inputs[i]!;
     let doc;
     let input: Uint8Array;
     try {
-      input = readInput(file);
-      doc = await openDocument(basename(file), input);
+      input = file.path === null ? await readStandardInput() : readInput(file.path);
+      doc = await openDocument(file.name, input);
     } catch (err) {
-      fileError(`error: ${file}: ${(err as Error).message.replace(`${basename(file)}: `, '')}`);
-      failed.push(file);
+      fileError(`error: ${file.shown}: ${(err as Error).message.replace(`${file.name}: `, '')}`);
+      failed.push(i);
       return;
     }
     const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force, input);
     try {
-      if (!several) bar.start(`${basename(file)} (1/1)`);
+      if (!several) bar.start(`${file.name} (1/1)`);
       const { cancelled } = await decodeDocument(doc, readers ?? await engines.forPages(doc.info.pages.length), {
         options: args.options,
         pages: null,
@@ -115,12 +132,12 @@ async function main(): Promise<number> {
       if (!several) bar.done();
       const message = (err as Error).message;
       const kept = outputs.pagesWritten;
-      fileError(`error: ${file}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
-      failed.push(file);
+      fileError(`error: ${file.shown}: ${message}${kept > 0 ? ` (the ${kept} page(s) read before it are written)` : ''}`);
+      failed.push(i);
       try {
         await outputs.finish({ cancelled: false, error: message });
       } catch (finishErr) {
-        fileError(`error: ${file}: its outputs could not be completed (${(finishErr as Error).message})`);
+        fileError(`error: ${file.shown}: its outputs could not be completed (${(finishErr as Error).message})`);
       }
     } finally {
       doc.close();
@@ -129,16 +146,16 @@ async function main(): Promise<number> {
 
   if (several) {
     // As many files in flight as there are readers, so that every core has a page to read.
-    const readers = await engines.forPages(args.files.length);
-    bar.start(`${args.files.length} files`);
+    const readers = await engines.forPages(inputs.length);
+    bar.start(`${inputs.length} files`);
     let next = 0;
     const worker = async (): Promise<void> => {
-      for (let i = next++; i < args.files.length && !controller.signal.aborted; i = next++) {
+      for (let i = next++; i < inputs.length && !controller.signal.aborted; i = next++) {
         await readFile(i, readers);
         if (controller.signal.aborted) break;
         filesDone++;
         const elapsedMs = Date.now() - started;
-        bar.update(filesDone, args.files.length, Math.round((elapsedMs / filesDone) * (args.files.length - filesDone)));
+        bar.update(filesDone, inputs.length, Math.round((elapsedMs / filesDone) * (inputs.length - filesDone)));
       }
     };
     await Promise.all(Array.from({ length: readers.size }, worker));
@@ -149,7 +166,7 @@ async function main(): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
   const backend = addon.info().backend;
   console.error(
-    `${pages} page(s) from ${filesRead}/${args.files.length} file(s) in ${seconds.toFixed(1)} s: `
+    `${pages} page(s) from ${filesRead}/${inputs.length} file(s) in ${seconds.toFixed(1)} s: `
     + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens kept of ${committed} decoded, `
     + `${(committed / Math.max(forwards, 1)).toFixed(2)} tokens per forward, mode ${args.options.mode}, backend ${backend}`,
   );
@@ -158,13 +175,12 @@ async function main(): Promise<number> {
     + `prefill ${(stageMs.prefill / 1000).toFixed(2)} s, decoding ${(stageMs.decode / 1000).toFixed(2)} s`,
   );
   // Files read side by side fail in the order they end; the summary names them in the order given.
-  failed.sort((a, b) => args.files.indexOf(a) - args.files.indexOf(b));
-  if (failed.length > 0) console.error(terminalText(`failed: ${failed.join(', ')}`));
-  const unread = args.files.length - filesRead - failed.length;
+  if (failed.length + listed.failed.length > 0) console.error(terminalText(`failed: ${failedNames().join(', ')}`));
+  const unread = inputs.length - filesRead - failed.length;
   if (controller.signal.aborted) console.error(`cancelled: ${unread} file(s) not read to the end`);
   await engines.close();
   // 130: stopped by Ctrl+C, as a shell reports a command it interrupted.
-  return controller.signal.aborted ? 130 : failed.length > 0 ? 1 : 0;
+  return controller.signal.aborted ? 130 : failed.length + listed.failed.length > 0 ? 1 : 0;
 }
 
 if (require.main === module) {
