@@ -1,7 +1,7 @@
 // The searchable PDF export in Chromium against the real engine and the shipped model, through the browser
 // transport: the sample scan decodes, the user corrects a word and types a line, clicks "Searchable PDF", and
-// the PDF the browser downloads holds the edited text (poppler's pdftotext reads it) over the sample's page.
-// The words' places are checked in main/node/edited-pdf.test.ts. Skipped, with the reason, where the engine or
+// the PDF the browser downloads holds the edited text (poppler's pdftotext reads it) over the sample's page;
+// after a reload the document exports the same words in the same places. The words' places are checked in main/node/edited-pdf.test.ts. Skipped, with the reason, where the engine or
 // the model is missing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -41,5 +41,18 @@ test('an edited decode exports as a searchable PDF whose text layer is the edite
   assert.match(text.stdout.replace(/\s+/g, ' '), /A line typed by the reviewer/);
   const info = spawnSync('pdfinfo', [file], { encoding: 'utf8' });
   assert.match(info.stdout, /Pages:\s+1\b/);
+
+  // Reloaded and opened again, the document exports the same words in the same places: the decode behind the
+  // text came back with it.
+  await page.waitForTimeout(1_500);
+  await page.reload();
+  await page.getByTestId('try-sample').click();
+  await page.locator('[data-testid=progress][data-phase=done]').waitFor({ timeout: 20_000 });
+  const again = page.waitForEvent('download');
+  await page.getByTestId('export-pdf').click();
+  const reloaded = await (await again).path();
+  const words = (pdf: string) => spawnSync('pdftotext', ['-bbox', pdf, '-'], { encoding: 'utf8' }).stdout.match(/<word [^>]*>[^<]*<\/word>/g) ?? [];
+  assert.ok(words(file).length > 50, `${words(file).length} words`);
+  assert.deepEqual(words(reloaded), words(file));
   assert.deepEqual(errors, []);
 });

@@ -27,6 +27,12 @@ export function installReplayTransport(data: ReplayData): void {
     openSample: async () => ({ doc: data.decode.doc, bytes: data.pageBase64 }),
     openDocument: async (p) => { throw new Error(`${String(p.name)}: this replay opens only its sample page`); },
     closeDocument: async () => ({ closed: true }),
+    // The engine's part of the export is tested in main/node/edited-pdf.test.ts: here the request is kept for
+    // the test to read (window.exportRequests), and a one-page PDF comes back.
+    exportSearchablePdf: async (p) => {
+      (window as unknown as { exportRequests: unknown[] }).exportRequests.push(p);
+      return { bytes: btoa('%PDF-1.4\n%%EOF\n') };
+    },
     cancel: async () => { cancelled = true; return { cancelled: true }; },
     decode: () => new Promise((resolve) => {
       cancelled = false;
@@ -44,6 +50,7 @@ export function installReplayTransport(data: ReplayData): void {
       step();
     }),
   };
+  (window as unknown as { exportRequests: unknown[] }).exportRequests = [];
   (window as unknown as { saccade: unknown }).saccade = {
     kind: 'electron',
     request: (name: string, params: Record<string, unknown>) => handlers[name]!(params),

@@ -519,6 +519,9 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     async searchablePdf(text) {
       const { doc, run, engineLostDocument } = store.getState();
       if (!doc) throw new Error('no document is open');
+      // Without the decode behind the text its words have no places, and an export would pile them at the
+      // pages' tops: refused rather than degraded.
+      if (!run) throw new Error('the places of its words are not known here (the decode behind the text is not kept): decode it again, then export');
       let docId = doc.info.docId;
       if (engineLostDocument) {
         docId = await reopen(doc);
@@ -526,8 +529,8 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
         if (now?.key === doc.key) store.setState({ doc: { ...now, info: { ...now.info, docId } }, engineLostDocument: false });
       }
       // The decode the text was made from, as this window holds it: the engine may never have run it (a
-      // saved run replayed after a reload). A text without one is laid out line by line at its pages' tops.
-      const { bytes } = await transport.request('exportSearchablePdf', { docId, text, events: run ? exportEvents(run.log) : [] });
+      // saved run replayed after a reload).
+      const { bytes } = await transport.request('exportSearchablePdf', { docId, text, events: exportEvents(run.log) });
       return base64ToBytes(bytes);
     },
   };
