@@ -46,7 +46,7 @@ const USAGE = `usage: npm run ocr -- <files, folders, 'globs' or -...> -o <out.m
   fixation) and its confidence; the searchable PDF is the input's pages with those words laid over them,
   invisible, where they stand (a PDF's pages and images unchanged). Every output but the PDF is written as its
   pages are read, and a document that fails partway keeps the pages read before. Figures are written beside a
-  Markdown file as <name>-p<page>-figure<n>.png and linked from it. An
+  Markdown file as <name>-p<page>-figure<n>.png and linked from it, put in place when the document ends. An
   output never replaces an input; it replaces another existing file only with --force.`;
 
 export function parseArgs(argv: string[]): CliArgs {

@@ -3,13 +3,15 @@
 // 2000-page PDF costs what one page costs. The files are opened when the first page is ready and ended well
 // formed whatever happens: a cancelled or failed document keeps the pages it read, and says how it ended.
 // The searchable PDF is the exception: it holds the input's pages, and is written whole at the end
-// (searchable-pdf-output.ts), only for a document that did not fail.
+// (searchable-pdf-output.ts), only for a document that did not fail. Figures appear with the document's end,
+// those of the pages written (cli-figures.ts).
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DecodeOptions } from '../../common/engine-types';
 import type { DocumentInfo, SessionEvent } from '../../common/protocol';
+import { StagedFigures } from './cli-figures';
 import type { OutputFiles } from './cli-outputs';
 import { HOCR_TAIL, hocrHead, hocrPage } from './hocr';
-import type { DecodedPage } from './pipeline';
+import type { DecodedPage, FigureSink } from './pipeline';
 import { SearchablePdfOutput } from './searchable-pdf-output';
 import { RunRecorder } from './run-recorder';
 
@@ -23,6 +25,8 @@ export class DocumentOutputs {
   /** What the JSON, the hOCR and the PDF need of the page being read; nothing when none is asked for. */
   private readonly recorder: RunRecorder | null;
   private readonly pdf: SearchablePdfOutput | null;
+  /** Beside a Markdown file only: its links are relative to it. */
+  private readonly staged: StagedFigures | null;
   private files: OpenFiles | null = null;
   private closed = false;
   private written = 0;
@@ -35,9 +39,17 @@ export class DocumentOutputs {
     private readonly force: boolean,
     /** The input's bytes, which the searchable PDF is made of. */
     input: Uint8Array,
+    /** Whether a path is an input's file, which no figure may replace. */
+    isInput: (path: string) => boolean,
   ) {
     this.recorder = paths.json || paths.hocr || paths.pdf ? new RunRecorder() : null;
     this.pdf = paths.pdf ? new SearchablePdfOutput(doc, input, paths.pdf, force) : null;
+    this.staged = paths.markdown ? new StagedFigures(paths.markdown, force, isInput) : null;
+  }
+
+  /** Where the document's figures are written; none without a Markdown file to link them. */
+  get figures(): FigureSink | undefined {
+    return this.staged?.sink;
   }
 
   /** Pages written so far. */
@@ -58,31 +70,37 @@ export class DocumentOutputs {
     else if (this.paths.stdout) process.stdout.write(decoded.markdown);
     if (files.json !== null) writeSync(files.json, (this.written > 0 ? ',' : '') + JSON.stringify(this.recorder!.pageJSON(decoded.page)));
     if (files.hocr !== null) writeSync(files.hocr, hocrPage(this.doc.pages[decoded.page]!, words, textAngle));
+    this.staged?.pageWritten(decoded.page);
     this.recorder?.forget(decoded.page);
     this.written++;
   }
 
   /**
    * Ends every output. A document that failed before its first page was read leaves no files; one that failed
-   * later keeps its pages, and its JSON names the error. The searchable PDF, written last, is written only
-   * for a document that did not fail; a second call (after the PDF failed) only stops it.
+   * later keeps its pages and their figures, and its JSON names the error. The searchable PDF, written last, is
+   * written only for a document that did not fail; a second call (after the PDF failed) only stops it.
    */
   async finish(end: { cancelled: boolean; error?: string }): Promise<void> {
     if (end.error !== undefined) this.pdf?.abandon();
     if (this.closed) return;
     this.closed = true;
-    if (this.files || end.error === undefined) {
-      const files = this.open();
-      try {
-        if (files.json !== null) {
-          writeSync(files.json, `],"cancelled":${end.cancelled}${end.error === undefined ? '' : `,"error":${JSON.stringify(end.error)}`}}`);
+    try {
+      if (this.files || end.error === undefined) {
+        const files = this.open();
+        try {
+          if (files.json !== null) {
+            writeSync(files.json, `],"cancelled":${end.cancelled}${end.error === undefined ? '' : `,"error":${JSON.stringify(end.error)}`}}`);
+          }
+          if (files.hocr !== null) writeSync(files.hocr, HOCR_TAIL);
+        } finally {
+          for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
         }
-        if (files.hocr !== null) writeSync(files.hocr, HOCR_TAIL);
-      } finally {
-        for (const fd of [files.markdown, files.json, files.hocr]) if (fd !== null) closeSync(fd);
       }
+      if (end.error === undefined) await this.pdf?.finish();
+    } finally {
+      // Once the Markdown is complete, whatever became of the rest: it links them.
+      this.staged?.publish();
     }
-    if (end.error === undefined) await this.pdf?.finish();
   }
 
   private open(): OpenFiles {

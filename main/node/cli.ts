@@ -3,16 +3,14 @@
 // inputs (a folder's tree, cli-inputs.ts) and outputs are checked before any work (a bad one: one line, exit status
 // 2); a file that cannot be read is reported on one line and the batch goes on; the exit status says whether every
 // file succeeded (130: cancelled with Ctrl+C).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { sharp } from './image-codec';
+import { mkdirSync } from 'node:fs';
 import { parseArgs, type CliArgs } from './cli-args';
 import { DocumentOutputs } from './cli-document-outputs';
 import { expandInputs, type ExpandedInputs } from './cli-inputs';
 import { planOutputs, type OutputPlan } from './cli-outputs';
 import { defaultDecodeMode, loadAddon } from './native-addon';
 import { readInput } from './input-file';
-import { decodeDocument, openDocument, type FigureSink, type PageReaders } from './pipeline';
+import { decodeDocument, openDocument, type PageReaders } from './pipeline';
 import { ReaderEngines } from './reader-engines';
 import { ProgressBar } from './progress-bar';
 import { readStandardInput } from './standard-input';
@@ -33,14 +31,6 @@ async function main(): Promise<number> {
     console.error((err as Error).message);
     return 2;
   }
-  // A figure is written beside its Markdown as <stem>-p<page>-figure<n>.png, and the Markdown links it there.
-  const figures = (markdown: string | null): FigureSink | undefined => markdown ? async ({ page, index, image }) => {
-    const name = `${basename(markdown).replace(/\.md$/i, '')}-p${page + 1}-figure${index}.png`;
-    const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer();
-    // Without --force nothing existing is replaced, even a file that appeared since the plan was checked.
-    writeFileSync(join(dirname(markdown), name), png, { flag: args.force ? 'w' : 'wx' });
-    return name;
-  } : undefined;
   args.modelDir = userPath(args.modelDir);
   const inputs = listed.inputs;
   for (const line of listed.skipped) console.error(terminalText(line));
@@ -98,7 +88,7 @@ async function main(): Promise<number> {
       failed.push(i);
       return;
     }
-    const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force, input);
+    const outputs = new DocumentOutputs(doc.info, plan.files[i]!, args.options, args.force, input, plan.isInput);
     try {
       if (!several) bar.start(`${file.name} (1/1)`);
       const { cancelled } = await decodeDocument(doc, readers ?? await engines.forPages(doc.info.pages.length), {
@@ -123,7 +113,7 @@ async function main(): Promise<number> {
         },
         signal: controller.signal,
         analysis: args.analysis,
-        figures: figures(plan.files[i]!.markdown),
+        figures: outputs.figures,
       });
       if (!several) bar.done();
       await outputs.finish({ cancelled });
