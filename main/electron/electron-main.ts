@@ -3,10 +3,10 @@
 // isolation, sandbox, no Node in pages, a strict CSP, pages served from app:// only, no windows, navigation
 // or web permissions beyond the app's own pages, and checked IPC.
 import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type FileFilter, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
+import { readInput } from '../node/input-file';
 import { appFile } from './app-files';
 import { buildMenu } from './app-menu';
 import { denyWebPermissions, restrictContents } from './contents-policy';
@@ -67,12 +67,7 @@ function windowForNewDocument(): Promise<BrowserWindow> {
 
 async function openPath(path: string): Promise<void> {
   try {
-    const info = await stat(path);
-    // A folder, a device or a pipe would be read forever or fail obscurely.
-    if (!info.isFile()) throw new Error('it is not a regular file');
-    const size = info.size;
-    if (size > MAX_DOCUMENT_BYTES) throw new Error(`it is ${(size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB`);
-    const bytes = new Uint8Array(await readFile(path));
+    const bytes = readInput(path);
     const win = await windowForNewDocument();
     win.webContents.send('open-file', { name: basename(path), bytes });
     win.focus();

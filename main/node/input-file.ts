@@ -1,22 +1,83 @@
-// An input file's bytes, for the CLI and the page service.
-import { readFileSync, statSync, type Stats } from 'node:fs';
+// An input file's bytes, for the CLI, the page service, the batch and the app's File > Open. What bounds the
+// read is the bytes it gives, not the size stat reports: /proc and /sys files report 0 or 4096 bytes whatever
+// they hold (/proc/self/pagemap gives gigabytes), and a file may grow while it is read.
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
+
+/** What each read past the size stat reported asks for, and the least first read: /proc/self/pagemap refuses
+ * reads that are not a multiple of 8 bytes. */
+const CHUNK_BYTES = 1 << 20;
+
+const MB = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+const TOO_LARGE = `the largest file Saccade opens is ${MB(MAX_DOCUMENT_BYTES)} MB`;
+
+function oneLine(err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new Error(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message);
+}
+
+function checkRegular(stat: Stats): void {
+  if (!stat.isFile()) throw new Error('not a regular file');
+  if (stat.size > MAX_DOCUMENT_BYTES) throw new Error(`it is ${MB(stat.size)} MB; ${TOO_LARGE}`);
+}
+
+/**
+ * Everything `fd` gives until its end, or null once it gives more than `max` bytes: while reading, no more
+ * than `max` plus one chunk is held. `expected` (what stat says) sizes the first read, so that an honest file
+ * is read into one buffer that it fills but for one byte; one that gives more is joined from its parts.
+ */
+function readAtMost(fd: number, expected: number, max: number): Uint8Array | null {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let part = new Uint8Array(Math.max(Math.min(expected, max) + 1, CHUNK_BYTES));
+  let filled = 0;
+  for (;;) {
+    const n = readSync(fd, part, filled, part.length - filled, null);
+    if (n === 0) break;
+    filled += n;
+    total += n;
+    if (total > max) return null;
+    if (filled === part.length) {
+      parts.push(part);
+      part = new Uint8Array(CHUNK_BYTES);
+      filled = 0;
+    }
+  }
+  if (parts.length === 0) return part.subarray(0, filled);
+  parts.push(part.subarray(0, filled));
+  const whole = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    whole.set(p, at);
+    at += p.length;
+  }
+  return whole;
+}
 
 /**
  * One input's bytes. What is not a regular file (a folder, /dev/zero, a pipe) or is larger than the app opens
- * is refused before it is read.
+ * is refused, each in one line.
  */
 export function readInput(file: string): Uint8Array {
-  let stat: Stats;
+  let fd: number;
   try {
-    stat = statSync(file);
+    // Checked before the open, since opening a device can act on it (a tape rewinds, a watchdog starts).
+    checkRegular(statSync(file));
+    // Checked again on what was opened, in case the file was swapped for a pipe meanwhile: O_NONBLOCK makes
+    // opening a pipe return at once rather than wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message);
+    throw oneLine(err);
   }
-  if (!stat.isFile()) throw new Error('not a regular file');
-  if (stat.size > MAX_DOCUMENT_BYTES) {
-    throw new Error(`it is ${(stat.size / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${MAX_DOCUMENT_BYTES / 2 ** 20} MB`);
+  try {
+    const stat = fstatSync(fd);
+    checkRegular(stat);
+    const bytes = readAtMost(fd, stat.size, MAX_DOCUMENT_BYTES);
+    if (!bytes) throw new Error(`it holds more than ${MB(MAX_DOCUMENT_BYTES)} MB, whatever size it reports; ${TOO_LARGE}`);
+    return bytes;
+  } catch (err) {
+    throw oneLine(err);
+  } finally {
+    closeSync(fd);
   }
-  return new Uint8Array(readFileSync(file));
 }
