@@ -11,7 +11,7 @@ export async function readStandardInput(stream: NodeJS.ReadStream = process.stdi
     total += chunk.length;
     if (total > max) {
       stream.destroy();
-      throw new Error(`it gives more than ${(max / 2 ** 20).toFixed(0)} MB; the largest file Saccade opens is ${(MAX_DOCUMENT_BYTES / 2 ** 20).toFixed(0)} MB`);
+      throw new Error(`it gives more than ${(max / 2 ** 20).toFixed(0)} MB, the largest document Saccade opens`);
     }
     chunks.push(chunk);
   }
