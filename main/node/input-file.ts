@@ -1,24 +1,19 @@
-// An input file's bytes, for the CLI, the page service, the batch and the app's File > Open. What bounds the
-// read is the bytes it gives, not the size stat reports: /proc and /sys files report 0 or 4096 bytes whatever
-// they hold (/proc/self/pagemap gives gigabytes), and a file may grow while it is read.
+// Files read whole from wherever a user points: an input document (the CLI, the page service, the batch, the
+// app's File > Open), the list of recent model folders. What bounds a read is the bytes it gives, not the size
+// stat reports: /proc and /sys files report 0 or 4096 bytes whatever they hold (/proc/self/pagemap gives
+// gigabytes), and a file may grow while it is read.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { MAX_DOCUMENT_BYTES } from '../../common/protocol';
 
-/** What each read past the size stat reported asks for, and the least first read: /proc/self/pagemap refuses
- * reads that are not a multiple of 8 bytes. */
+// What each read past the size stat reported asks for, and the least first read: /proc/self/pagemap refuses
+// reads that are not a multiple of 8 bytes.
 const CHUNK_BYTES = 1 << 20;
 
-const MB = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
-const TOO_LARGE = `the largest file Saccade opens is ${MB(MAX_DOCUMENT_BYTES)} MB`;
+const sizeText = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(0)} MB` : `${bytes} bytes`);
 
 function oneLine(err: unknown): Error {
   const code = (err as NodeJS.ErrnoException).code;
   return new Error(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message);
-}
-
-function checkRegular(stat: Stats): void {
-  if (!stat.isFile()) throw new Error('not a regular file');
-  if (stat.size > MAX_DOCUMENT_BYTES) throw new Error(`it is ${MB(stat.size)} MB; ${TOO_LARGE}`);
 }
 
 /**
@@ -55,10 +50,15 @@ function readAtMost(fd: number, expected: number, max: number): Uint8Array | nul
 }
 
 /**
- * One input's bytes. What is not a regular file (a folder, /dev/zero, a pipe) or is larger than the app opens
- * is refused, each in one line.
+ * The whole of a regular file, read by what it gives. What is not a regular file (a folder, /dev/zero, a pipe),
+ * or holds more than `maxBytes` by its size or by what reading it gives, is refused in one line, which ends
+ * with `largest` (what the bound is, to the reader's user).
  */
-export function readInput(file: string): Uint8Array {
+export function readRegularFile(file: string, maxBytes: number, largest: string): Uint8Array {
+  const checkRegular = (stat: Stats) => {
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > maxBytes) throw new Error(`it is ${sizeText(stat.size)}; ${largest}`);
+  };
   let fd: number;
   try {
     // Checked before the open, since opening a device can act on it (a tape rewinds, a watchdog starts).
@@ -72,12 +72,17 @@ export function readInput(file: string): Uint8Array {
   try {
     const stat = fstatSync(fd);
     checkRegular(stat);
-    const bytes = readAtMost(fd, stat.size, MAX_DOCUMENT_BYTES);
-    if (!bytes) throw new Error(`it holds more than ${MB(MAX_DOCUMENT_BYTES)} MB, whatever size it reports; ${TOO_LARGE}`);
+    const bytes = readAtMost(fd, stat.size, maxBytes);
+    if (!bytes) throw new Error(`it holds more than ${sizeText(maxBytes)}, whatever size it reports; ${largest}`);
     return bytes;
   } catch (err) {
     throw oneLine(err);
   } finally {
     closeSync(fd);
   }
+}
+
+/** One input document's bytes, or an Error whose message is one line. */
+export function readInput(file: string): Uint8Array {
+  return readRegularFile(file, MAX_DOCUMENT_BYTES, `the largest file Saccade opens is ${sizeText(MAX_DOCUMENT_BYTES)}`);
 }

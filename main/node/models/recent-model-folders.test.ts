@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -40,6 +41,22 @@ test('entries that are not existing folders are dropped, and a broken file reads
   assert.deepEqual(new RecentModelFolders(file).list(), []);
   new RecentModelFolders(file).add(kept!);
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), [kept]);
+});
+
+test('a list file that is a pipe or a device reads as empty, without waiting for a writer', () => {
+  const [kept] = folders(1);
+  const file = join(mkdtempSync(join(tmpdir(), 'saccade-config-')), 'recent-models.json');
+  execFileSync('mkfifo', [file]);
+  // A writer that would give a reader that opened the pipe a list naming a real folder.
+  const writer = spawn('sh', ['-c', 'printf "%s" "$1" > "$0"', file, JSON.stringify([kept])], { stdio: 'ignore' });
+  try {
+    assert.deepEqual(new RecentModelFolders(file).list(), []);
+  } finally {
+    writer.kill();
+  }
+  const device = join(mkdtempSync(join(tmpdir(), 'saccade-config-')), 'recent-models.json');
+  symlinkSync('/dev/zero', device);
+  assert.deepEqual(new RecentModelFolders(device).list(), []);
 });
 
 test('without a file the list lives in memory', () => {

@@ -2,11 +2,15 @@
 // user-data folder, or the user's config folder in browser mode (main/node/engine-host.ts picks it). The
 // file is ours but may be edited or stale, so what it holds is read as untrusted: entries that are not
 // paths of existing folders are dropped, and the list is cut to MAX_RECENT_MODEL_FOLDERS.
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { MAX_MODEL_PATH_CHARS } from '../../../common/protocol';
+import { readRegularFile } from '../input-file';
 
 export const MAX_RECENT_MODEL_FOLDERS = 8;
+
+/** The list's file at its longest: every path at its longest, each character escaped as \uXXXX. */
+const MAX_RECENT_FILE_BYTES = MAX_RECENT_MODEL_FOLDERS * (6 * MAX_MODEL_PATH_CHARS + 3) + 2;
 
 function isFolder(path: unknown): path is string {
   if (typeof path !== 'string' || path.length === 0 || path.length > MAX_MODEL_PATH_CHARS || !isAbsolute(path)) return false;
@@ -27,7 +31,9 @@ export class RecentModelFolders {
     let stored: unknown = this.memory;
     if (this.file) {
       try {
-        stored = JSON.parse(readFileSync(this.file, 'utf8'));
+        // Read as any file a user could swap: a pipe or /dev/zero in its place must not stall every session.
+        const bytes = readRegularFile(this.file, MAX_RECENT_FILE_BYTES, `the list is at most ${MAX_RECENT_FILE_BYTES} bytes`);
+        stored = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         stored = [];
       }
