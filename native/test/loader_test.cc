@@ -7,6 +7,7 @@
 #include "test.h"
 #include "tiny_checkpoint.h"
 #include "util/json.h"
+#include "util/mapped_file.h"
 
 using namespace saccade;
 using sctest::read_file;
@@ -90,4 +91,29 @@ TEST(json_parser_handles_escapes_and_rejects_garbage) {
   CHECK_THROWS_WITH(Json::parse(std::string("{\"a\":1,}")), "invalid JSON");
   CHECK_THROWS_WITH(Json::parse(std::string(100, '[')), "nesting too deep");
   CHECK_THROWS_WITH(Json::parse(std::string("\"\\ud800\"")), "surrogate");
+}
+
+TEST(json_parser_refuses_a_key_given_twice) {
+  CHECK(Json::parse(std::string("[{\"a\":1},{\"a\":2}]")).items("")[1].at("a", "").integer("a") == 2);
+  CHECK_THROWS_WITH(Json::parse(std::string("{\"a\":1,\"b\":{\"x\":1,\"x\":2}}")),
+                    "invalid JSON at byte 18: duplicate key \"x\"");
+}
+
+// The native parser once took the first of two "added_tokens" and JSON.parse the last: one file, two
+// vocabularies. Such a file is now refused where it is read.
+TEST(tokenizer_json_with_a_key_given_twice_is_refused) {
+  const std::string dir = sctest::write_tiny_checkpoint({}, "dupkey");
+  std::string t = read_file(dir + "/tokenizer.json");
+  t.insert(t.find('{') + 1, "\"added_tokens\":[],");
+  write_file(dir + "/tokenizer.json", t);
+  CHECK_THROWS_WITH(load_model(dir, {}), "tokenizer.json: invalid JSON at byte ");
+  CHECK_THROWS_WITH(load_model(dir, {}), ": duplicate key \"added_tokens\"");
+}
+
+// /proc files report 0 bytes whatever they hold: a read is bounded by what it gives.
+TEST(text_files_are_bounded_by_the_bytes_read_not_the_size_reported) {
+  if (!path_exists("/proc/self/pagemap")) return;
+  CHECK(read_text_file("/proc/self/status", kMaxConfigBytes).rfind("Name:", 0) == 0);
+  CHECK_THROWS_WITH(read_text_file("/proc/self/pagemap", kMaxConfigBytes),
+                    "/proc/self/pagemap holds more than 1048576 bytes, whatever size it reports");
 }

@@ -19,7 +19,8 @@ namespace {
 // Far above any released vocabulary (GLM-4: 151k), low enough that a hostile id cannot size a huge table.
 constexpr int64_t kMaxVocab = int64_t(1) << 22;
 
-[[noreturn]] void refuse(const std::string& what) { throw EngineError("tokenizer.json: " + what); }
+// parse() adds the file's name to every refusal.
+[[noreturn]] void refuse(const std::string& what) { throw EngineError(what); }
 
 // GPT-2's byte alphabet: printable Latin-1 bytes stand for themselves and the other 68 bytes (controls, space,
 // DEL, NBSP, soft hyphen) for U+0100 onwards in byte order, so every byte is a visible character in vocab files.
@@ -161,7 +162,9 @@ uint64_t pair_key(int left, int right) { return uint64_t(uint32_t(left)) << 32 |
 
 BpeTokenizer BpeTokenizer::load(const std::string& path) { return parse(read_text_file(path, kMaxTokenizerBytes)); }
 
-BpeTokenizer BpeTokenizer::parse(const std::string& json_text) {
+// A function try block: every refusal names the file, whichever step found it (the JSON itself, a value of
+// another type, or what this reader does not implement).
+BpeTokenizer BpeTokenizer::parse(const std::string& json_text) try {
   const Json root = Json::parse(json_text);
   only_keys(root, {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer",
                    "post_processor", "decoder", "model"}, "top-level");
@@ -274,6 +277,8 @@ BpeTokenizer BpeTokenizer::parse(const std::string& json_text) {
   t.splits_ = pre_tokenizer_of(root.find("pre_tokenizer"));
   check_decoder(root.find("decoder"));
   return t;
+} catch (const EngineError& e) {
+  throw EngineError(std::string("tokenizer.json: ") + e.what());
 }
 
 int BpeTokenizer::token_to_id(const std::string& token) const {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_set>
 
 namespace saccade {
 
@@ -24,8 +25,15 @@ class JsonParser {
   const char* end_;
   const char* begin_;
 
-  [[noreturn]] void fail(const char* why) {
-    throw EngineError(std::string("invalid JSON at byte ") + std::to_string(p_ - begin_) + ": " + why);
+  [[noreturn]] void fail(const std::string& why) { fail_at(p_, why); }
+  [[noreturn]] void fail_at(const char* at, const std::string& why) {
+    throw EngineError("invalid JSON at byte " + std::to_string(at - begin_) + ": " + why);
+  }
+  // A key as an error line can show it: quoted, at most 64 bytes, anything but printable ASCII as '?'.
+  static std::string printable(const std::string& key) {
+    std::string out = "\"";
+    for (size_t i = 0; i < key.size() && i < 64; ++i) out += key[i] >= 0x20 && key[i] < 0x7f ? key[i] : '?';
+    return out + (key.size() > 64 ? "...\"" : "\"");
   }
   void skip_ws() {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -50,10 +58,15 @@ class JsonParser {
       ++p_;
       skip_ws();
       if (p_ < end_ && *p_ == '}') { ++p_; return v; }
+      // A key given twice is refused: parsers differ on which one counts (the first, or the last as
+      // JSON.parse has it), so a file with one could mean one thing here and another to any other reader.
+      std::unordered_set<std::string> keys;
       for (;;) {
         skip_ws();
         if (p_ == end_ || *p_ != '"') fail("expected object key");
+        const char* key_at = p_;
         std::string key = string();
+        if (!keys.insert(key).second) fail_at(key_at, "duplicate key " + printable(key));
         skip_ws();
         if (p_ == end_ || *p_ != ':') fail("expected ':'");
         ++p_;

@@ -1,6 +1,7 @@
 #pragma once
-// A small strict JSON reader for config.json, tokenizer.json and the safetensors header. Malformed input
-// throws EngineError; nesting depth is capped so hostile files cannot overflow the stack.
+// A small strict JSON reader for config.json, tokenizer.json and the safetensors header. Malformed input,
+// and an object that names a key twice, throws EngineError; nesting depth is capped so hostile files cannot
+// overflow the stack.
 #include <cstdint>
 #include <map>
 #include <memory>

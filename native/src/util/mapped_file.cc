@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,17 +58,38 @@ std::string read_text_file(const std::string& path, size_t max_bytes) {
     throw EngineError(path + " is " + std::to_string(size) + " bytes, more than such a file can be (" +
                       std::to_string(max_bytes) + ")");
   }
-  std::string text(size, '\0');
+  // Room for the size reported and one byte more, which shows a file that holds more than it says; past that
+  // the text doubles, up to a step past the bound. Steps of 64 KB at least: /proc/self/pagemap refuses reads
+  // that are not a multiple of 8 bytes.
+  constexpr size_t kStep = size_t(1) << 16;
+  std::string text(std::max(size + 1, kStep), '\0');
   size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::read(fd, text.data() + got, size - got);
+  for (;;) {
+    if (got == text.size()) {
+      if (got > max_bytes) break;
+      text.resize(std::min(2 * got, max_bytes + kStep));
+    }
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw EngineError("cannot read " + path + ": " + std::strerror(err));
+    }
+    if (n == 0) break;
     got += size_t(n);
   }
   ::close(fd);
+  if (got > max_bytes)
+    throw EngineError(path + " holds more than " + std::to_string(max_bytes) +
+                      " bytes, whatever size it reports: more than such a file can be");
   text.resize(got);
   return text;
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace saccade

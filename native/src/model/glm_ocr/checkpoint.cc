@@ -1,7 +1,5 @@
 #include "model/glm_ocr/checkpoint.h"
 
-#include <fstream>
-
 #include "util/error.h"
 #include "util/json.h"
 #include "util/mapped_file.h"
@@ -16,18 +14,22 @@ std::string shape_str(const std::vector<int64_t>& s) {
   return r + "]";
 }
 
-bool exists(const std::string& path) { return std::ifstream(path).good(); }
-
 }  // namespace
 
 Checkpoint::Checkpoint(const std::string& dir, DType dtype) : dtype_(dtype) {
   const std::string index_name = "model.safetensors.index.json";
-  if (!exists(dir + "/" + index_name)) {
+  if (!path_exists(dir + "/" + index_name)) {
     files_.push_back(std::make_unique<SafeTensors>(dir + "/model.safetensors"));
     for (const auto& kv : files_[0]->tensors()) tensors_[kv.first] = {&kv.second, "model.safetensors"};
     return;
   }
-  const Json index = Json::parse(read_text_file(dir + "/" + index_name, kMaxConfigBytes));
+  const std::string index_text = read_text_file(dir + "/" + index_name, kMaxConfigBytes);
+  Json index;
+  try {
+    index = Json::parse(index_text);
+  } catch (const EngineError& e) {
+    throw EngineError(index_name + ": " + e.what());
+  }
   const Json* map = index.is_object() ? index.find("weight_map") : nullptr;
   if (!map || !map->is_object()) throw EngineError(index_name + ": missing key weight_map");
   std::map<std::string, const SafeTensors*> shards;
@@ -37,7 +39,7 @@ Checkpoint::Checkpoint(const std::string& dir, DType dtype) : dtype_(dtype) {
       throw EngineError(index_name + ": shard name \"" + file + "\" is not a file of the folder");
     auto it = shards.find(file);
     if (it == shards.end()) {
-      if (!exists(dir + "/" + file))
+      if (!path_exists(dir + "/" + file))
         throw EngineError(index_name + " names shard " + file + ", which is not in the folder");
       files_.push_back(std::make_unique<SafeTensors>(dir + "/" + file));
       it = shards.emplace(file, files_.back().get()).first;

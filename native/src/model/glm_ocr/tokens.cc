@@ -1,7 +1,5 @@
 #include "model/glm_ocr/tokens.h"
 
-#include <fstream>
-
 #include "model/bpe_tokenizer.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -20,14 +18,19 @@ const char* const kTemplatePieces[] = {"<|user|>\n", "<|begin_of_image|><|image|
 
 std::string chat_template(const std::string& dir) {
   // transformers prefers chat_template.jinja over tokenizer_config.json's copy.
-  if (std::ifstream(dir + "/chat_template.jinja").good()) return read_text_file(dir + "/chat_template.jinja", kMaxConfigBytes);
+  if (path_exists(dir + "/chat_template.jinja")) return read_text_file(dir + "/chat_template.jinja", kMaxConfigBytes);
   std::string config;
   try {
     config = read_text_file(dir + "/tokenizer_config.json", kMaxTokenizerBytes);
   } catch (const EngineError&) {
     throw EngineError("the folder has no chat template (chat_template.jinja or tokenizer_config.json)");
   }
-  const Json root = Json::parse(config);
+  Json root;
+  try {
+    root = Json::parse(config);
+  } catch (const EngineError& e) {
+    throw EngineError(std::string("tokenizer_config.json: ") + e.what());
+  }
   const Json* t = root.is_object() ? root.find("chat_template") : nullptr;
   if (!t || !t->is_string()) throw EngineError("tokenizer_config.json: no chat_template, and no chat_template.jinja");
   return t->str("chat_template");
