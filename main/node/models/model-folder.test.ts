@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ test('a model card is cut at its bound, and one that is a link is not followed',
   assert.equal(readModelCard(linked), null);
 });
 
-test('a model card that is a hard link, or not text, is not shown', () => {
+test('a model card that is a hard link, a pipe, or not text, is not shown', () => {
   const secret = join(mkdtempSync(join(tmpdir(), 'saccade-secret-')), 'passwords');
   writeFileSync(secret, 'root:x:0:0');
   const dir = mkdtempSync(join(tmpdir(), 'saccade-card-'));
@@ -27,6 +28,10 @@ test('a model card that is a hard link, or not text, is not shown', () => {
   const binary = mkdtempSync(join(tmpdir(), 'saccade-card-'));
   writeFileSync(join(binary, 'README.md'), Buffer.from([0x23, 0x20, 0x00, 0x01, 0x02]));
   assert.equal(readModelCard(binary), null);
+  // Opened without waiting for a writer, and refused as no regular file.
+  const pipe = mkdtempSync(join(tmpdir(), 'saccade-card-'));
+  execFileSync('mkfifo', [join(pipe, 'README.md')]);
+  assert.equal(readModelCard(pipe), null);
 });
 
 test('a model folder path must be absolute, bounded and name a folder with a config.json', () => {
