@@ -102,3 +102,13 @@ test('the visual token share is what the engine attended, not the size of the he
   for (const batch of synthetic.batches) none.apply(batch.map((e) => (e.type === 'token' ? { ...e, fixation: null } : e)));
   assert.equal(none.visualShare, null, 'no fixation, no share');
 });
+
+test('a decode whose tokens carry only their crops, with empty heatmaps (fixation off), reports no fixation', () => {
+  const synthetic = buildSyntheticDecode();
+  const frame = { box: { x0: 0, y0: 0, x1: 10, y1: 10 }, rows: 1, cols: 4 };
+  const run = new DecodeRun(synthetic.doc.docId);
+  for (const batch of synthetic.batches) {
+    run.apply(batch.map((e) => (e.type === 'token' ? { ...e, fixation: { indices: [], weights: [], frame } } : e)));
+  }
+  assert.equal(run.visualShare, null);
+});

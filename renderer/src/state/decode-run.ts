@@ -234,7 +234,9 @@ export class DecodeRun {
         region.tokens.push(e);
         this.tokens++;
         this.committed++;
-        if (e.fixation) region.fixated = true;
+        // The page pipeline gives every token its crop, an empty heatmap where fixation recorded none (it was
+        // off, or warming up): only a heatmap with cells says fixation ran.
+        if (e.fixation && e.fixation.indices.length > 0) region.fixated = true;
         this.live = { regionId: region.id, index: e.index };
         this.editorOps.push({ op: 'token', regionId: region.id, index: e.index });
         return;
