@@ -25,7 +25,8 @@ export function installReplayTransport(data: ReplayData): void {
     }),
     listSamples: async () => [sample],
     openSample: async () => ({ doc: data.decode.doc, bytes: data.pageBase64 }),
-    openDocument: async (p) => { throw new Error(`${String(p.name)}: this replay opens only its sample page`); },
+    // Any file opens as the sample page under its own name, a document of its own.
+    openDocument: async (p) => ({ doc: { ...data.decode.doc, name: String(p.name) } }),
     closeDocument: async () => ({ closed: true }),
     // The engine's part of the export is tested in main/node/edited-pdf.test.ts: here the request is kept for
     // the test to read (window.exportRequests), and a one-page PDF comes back.

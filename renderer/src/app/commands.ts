@@ -4,6 +4,7 @@ import type { Session } from '../state/session-store';
 import { editorHandle } from '../editor/editor-handle';
 import { exportName, searchablePdfName } from '../state/markdown-layout';
 import { withoutTopic } from '../state/notices';
+import { ZOOM_STEP } from '../document/zoom';
 import type { ShellCommand } from '../../../common/shell-commands';
 import type { Transport } from '../transport/transport';
 
@@ -74,8 +75,8 @@ export function createCommands(session: Session, transport: Transport, pickFile:
       case 'toggle-boxes': return actions.toggleOverlay('boxes');
       case 'toggle-heatmap': return actions.toggleOverlay('heatmap');
       case 'toggle-tokens': return actions.toggleOverlay('tokens');
-      case 'zoom-in': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) * 1.25);
-      case 'zoom-out': return actions.setZoom((s.zoom === 'fit' ? 1 : s.zoom) / 1.25);
+      case 'zoom-in': return actions.zoomBy(ZOOM_STEP);
+      case 'zoom-out': return actions.zoomBy(1 / ZOOM_STEP);
       case 'zoom-fit': return actions.setZoom('fit');
       case 'next-check': return editorHandle.current?.revealCheck(1);
       case 'previous-check': return editorHandle.current?.revealCheck(-1);

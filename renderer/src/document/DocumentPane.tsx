@@ -5,6 +5,7 @@ import { useSession, useSessionState } from '../app/session-context';
 import { FixationCanvas } from './FixationCanvas';
 import { openRaster, type PageRaster } from './page-raster';
 import { RegionBoxes } from './RegionBoxes';
+import { WHEEL_STEP, ZOOM_STEP } from './zoom';
 
 function PageCanvas({ raster, index, width, testId }: { raster: PageRaster; index: number; width: number; testId?: string }) {
   const ref = useRef<HTMLCanvasElement>(null);
@@ -66,6 +67,7 @@ export function DocumentPane() {
   const page = doc.info.pages[pageIndex] ?? doc.info.pages[0]!;
   const fit = Math.min((viewport.w - 32) / page.width, (viewport.h - 32) / page.height);
   const scale = zoom === 'fit' ? Math.max(0.05, fit) : zoom;
+  useEffect(() => store.setState({ fitScale: Math.max(0.05, fit) }), [store, fit]);
 
   // Tokens the user asked to see are scrolled into the middle of the view.
   const spotlight = useSessionState((s) => s.spotlight);
@@ -81,11 +83,11 @@ export function DocumentPane() {
     const wheel = (e: WheelEvent) => {
       if (!e.ctrlKey && !e.metaKey) return;
       e.preventDefault();
-      actions.setZoom(scale * (e.deltaY < 0 ? 1.1 : 1 / 1.1));
+      actions.zoomBy(e.deltaY < 0 ? WHEEL_STEP : 1 / WHEEL_STEP);
     };
     el.addEventListener('wheel', wheel, { passive: false });
     return () => el.removeEventListener('wheel', wheel);
-  }, [actions, scale]);
+  }, [actions]);
 
   const drag = useRef<{ x: number; y: number; left: number; top: number } | null>(null);
   const onPointerDown = (e: React.PointerEvent) => {
@@ -120,9 +122,9 @@ export function DocumentPane() {
           <button className={overlays.tokens ? 'chip on' : 'chip'} onClick={() => actions.toggleOverlay('tokens')} title="Token fixation centres">Tokens</button>
         </span>
         <span className="zoom">
-          <button className="icon" title="Zoom out (Ctrl+-)" onClick={() => actions.setZoom(scale / 1.25)}>−</button>
+          <button className="icon" title="Zoom out (Ctrl+-)" onClick={() => actions.zoomBy(1 / ZOOM_STEP)}>−</button>
           <button className="zoom-value" title="Fit page (Ctrl+0)" onClick={() => actions.setZoom('fit')}>{Math.round(scale * 100)}%</button>
-          <button className="icon" title="Zoom in (Ctrl+=)" onClick={() => actions.setZoom(scale * 1.25)}>+</button>
+          <button className="icon" title="Zoom in (Ctrl+=)" onClick={() => actions.zoomBy(ZOOM_STEP)}>+</button>
         </span>
       </header>
       <div className="document-body">

@@ -91,6 +91,8 @@ export interface SessionState {
   selectedRegion: string | null;
   page: number;
   zoom: number | 'fit';
+  /** The scale that fits the page in its view, as the document pane last measured it: what zooming from 'fit' starts at. */
+  fitScale: number;
   theme: Theme;
   overlays: Overlays;
   /** The engine restarted since the document was opened in it, so it must be opened again before decoding. */
@@ -116,6 +118,8 @@ export interface SessionActions {
   setTheme(theme: Theme): void;
   toggleOverlay(name: keyof Overlays): void;
   setZoom(zoom: number | 'fit'): void;
+  /** Zooms by a factor from the scale shown now (the fitting one while the page is fitted). */
+  zoomBy(factor: number): void;
   /** Tells the user something about the open document (or the action they took), in place of the topic's last notice. */
   notify(kind: Notice['kind'], text: string, topic?: NoticeTopic): void;
   dismissNotice(id: number): void;
@@ -172,6 +176,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     selectedRegion: null,
     page: 0,
     zoom: 'fit',
+    fitScale: 1,
     theme: readJson<Theme>(storage, THEME_KEY, 'dark') === 'light' ? 'light' : 'dark',
     overlays: { boxes: true, heatmap: true, tokens: true, ...readJson<Partial<Overlays>>(storage, OVERLAYS_KEY, {}) },
     engineLostDocument: false,
@@ -459,6 +464,11 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
 
     setZoom(zoom) {
       store.setState({ zoom: zoom === 'fit' ? 'fit' : Math.min(8, Math.max(0.1, zoom)) });
+    },
+
+    zoomBy(factor) {
+      const { zoom, fitScale } = store.getState();
+      actions.setZoom((zoom === 'fit' ? fitScale : zoom) * factor);
     },
 
     notify(kind, text, topic = 'action') {

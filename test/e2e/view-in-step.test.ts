@@ -1,0 +1,96 @@
+// The view keeps in step with what the reviewer does, in Chromium against a replayed three-page decode
+// (constructed events that follow the engine contract) served by the real server: a thumbnail clicked after
+// F8 moved to another page brings that page's text into the editor; Ctrl+= zooms one step from the fitted
+// page, as the + button does; and what was said about one document goes when another is opened, in one
+// notification area that stays a few lines tall.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { appInBrowserForFile } from '../support/app-in-browser';
+import { replayScript, type ReplayData } from '../support/replay-transport';
+import { renderSamplePage } from '../support/sample-page';
+import { buildSyntheticDecode } from '../support/synthetic-decode';
+
+const session = appInBrowserForFile();
+
+async function replayPage(batchMs: number): Promise<Page> {
+  const data: ReplayData = { decode: buildSyntheticDecode({ pages: 3 }), pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs };
+  const context = await session().browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await context.addInitScript(replayScript(data));
+  const page = await context.newPage();
+  await page.goto(session().app.url);
+  return page;
+}
+
+async function decoded(): Promise<Page> {
+  const page = await replayPage(2);
+  await page.getByTestId('try-sample').click();
+  await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 60_000 });
+  return page;
+}
+
+const pageNumber = (page: Page) => page.getByTestId('page-number').innerText();
+/** The editor shows its first line: the top of page 1's text. */
+const firstLineShown = (page: Page) => page.locator('.monaco-editor .line-numbers', { hasText: /^1$/ }).count();
+
+test('a thumbnail clicked after F8 moved to another page brings that page\'s text into the editor', async () => {
+  const page = await decoded();
+  try {
+    await page.locator('.monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+Home');
+    while (await pageNumber(page) !== '2 / 3') {
+      await page.keyboard.press('F8');
+      await page.getByTestId('to-check').filter({ hasText: / of / }).waitFor();
+    }
+    await page.waitForFunction(() => !document.querySelector('.monaco-editor .line-numbers')?.textContent?.match(/^1$/), null, { timeout: 5_000 })
+      .catch(() => undefined);
+    assert.equal(await firstLineShown(page), 0, 'F8 scrolled the editor to page 2');
+    await page.locator('.thumb').nth(0).click();
+    assert.equal(await pageNumber(page), '1 / 3');
+    await page.locator('.monaco-editor .line-numbers', { hasText: /^1$/ }).waitFor({ timeout: 5_000 });
+    await page.locator('.thumb').nth(2).click();
+    await page.locator('.view-line', { hasText: '<!-- page 3 -->' }).waitFor({ timeout: 5_000 });
+  } finally {
+    await page.context().close();
+  }
+});
+
+test('Ctrl+= zooms one step from the fitted page, as the + button does', async () => {
+  const page = await decoded();
+  try {
+    const zoom = page.locator('.zoom-value');
+    const fitted = Number((await zoom.innerText()).replace('%', ''));
+    assert.ok(fitted < 100, `the page is fitted at ${fitted}%`);
+    await page.keyboard.press('Control+=');
+    const byKey = await zoom.innerText();
+    await zoom.click();
+    await zoom.filter({ hasText: `${fitted}%` }).waitFor();
+    await page.getByTitle('Zoom in (Ctrl+=)').click();
+    assert.equal(await zoom.innerText(), byKey);
+    assert.ok(Math.abs(Number(byKey.replace('%', '')) - fitted * 1.25) <= 1, `${fitted}% to ${byKey}`);
+    await page.keyboard.press('Control+-');
+    await zoom.filter({ hasText: `${fitted}%` }).waitFor();
+  } finally {
+    await page.context().close();
+  }
+});
+
+test('what was said about one document goes when another is opened, in one area a few lines tall', async () => {
+  const page = await replayPage(80);
+  try {
+    await page.getByTestId('try-sample').click();
+    await page.locator('.tok').nth(5).waitFor();
+    await page.reload();
+    await page.getByTestId('try-sample').click();
+    const cutOff = page.getByTestId('draft-notice').filter({ hasText: /A decode of sample-report\.png did not finish/ });
+    await cutOff.waitFor();
+    await page.getByTestId('file-input').setInputFiles({ name: 'other.png', mimeType: 'image/png', buffer: Buffer.from(await renderSamplePage()) });
+    await page.locator('.document-pane .pane-title', { hasText: 'other.png' }).waitFor();
+    assert.equal(await cutOff.count(), 0, 'the banner about sample-report.png is gone');
+    assert.equal(await page.getByTestId('notification-area').filter({ hasText: 'sample-report.png' }).count(), 0);
+    const area = (await page.getByTestId('notification-area').boundingBox())!;
+    assert.ok(area.height <= 120, `the notification area is ${area.height} px tall`);
+  } finally {
+    await page.context().close();
+  }
+});
