@@ -13,6 +13,7 @@ import { Welcome } from './app/Welcome';
 import { DocumentPane } from './document/DocumentPane';
 import { CheckNavigator } from './editor/CheckNavigator';
 import { MarkdownEditor } from './editor/MarkdownEditor';
+import { MarkdownPreview } from './editor/MarkdownPreview';
 import { ProgressStrip } from './panels/ProgressStrip';
 import { RoundDetail } from './panels/RoundDetail';
 import { RoundsTimeline } from './panels/RoundsTimeline';
@@ -23,13 +24,21 @@ import { createSession } from './state/session-store';
 import type { Transport } from './transport/transport';
 
 function Workspace() {
+  const [preview, setPreview] = useState(false);
   return (
     <main className="workspace" data-testid="workspace">
       <DocumentPane />
       <section className="editor-pane">
-        <header className="pane-header"><span className="pane-title">Markdown</span><CheckNavigator /><span className="spacer" /><TintLegend /></header>
+        <header className="pane-header">
+          <span className="pane-title">Markdown</span><CheckNavigator /><span className="spacer" /><TintLegend />
+          <button className={preview ? 'chip on' : 'chip'} aria-pressed={preview} onClick={() => setPreview(!preview)} data-testid="preview-toggle"
+            title="Show the Markdown rendered beside it: tables as tables; a click there selects its source">Preview</button>
+        </header>
         <ProgressStrip />
-        <MarkdownEditor />
+        <div className={preview ? 'editor-split' : 'editor-whole'}>
+          <MarkdownEditor />
+          {preview && <MarkdownPreview />}
+        </div>
       </section>
       <div className="bottom-panels">
         <RoundsTimeline />

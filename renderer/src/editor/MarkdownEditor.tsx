@@ -147,8 +147,10 @@ export function MarkdownEditor() {
     };
 
     let countTimer: ReturnType<typeof setTimeout> | null = null;
+    const textListeners = new Set<() => void>();
     const contentListener = model.onDidChangeContent(() => {
       actions.editorChanged(model.getValue(), !mirroring);
+      for (const listener of textListeners) listener();
       if (!mirroring) countTimer ??= setTimeout(() => { countTimer = null; countToCheck(); }, 300);
     });
 
@@ -196,6 +198,18 @@ export function MarkdownEditor() {
         editor.focus();
       },
       focus: () => editor.focus(),
+      select: (start, end) => {
+        const s = model.getPositionAt(start);
+        const e = model.getPositionAt(end);
+        const range = { startLineNumber: s.lineNumber, startColumn: s.column, endLineNumber: e.lineNumber, endColumn: e.column };
+        editor.setSelection(range);
+        editor.revealRangeInCenterIfOutsideViewport(range);
+        editor.focus();
+      },
+      onTextChange: (listener) => {
+        textListeners.add(listener);
+        return () => textListeners.delete(listener);
+      },
       revealCheck: (direction) => {
         const words = mirror.wordsToCheck();
         if (words.length === 0) return;
