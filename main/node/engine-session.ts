@@ -3,8 +3,7 @@
 // opened, and releases them when the connection goes. Sessions live in the engine process (a child of the
 // server, or an Electron utility process) so a native crash never takes a window down; what they share (the
 // model, the decoder) is the SharedEngine's.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import {
   MAX_DOCUMENTS_PER_SESSION, type DocumentInfo, type EventBatch, type ModelInfo, type RequestMessage, type RequestMap,
   type RequestName,
@@ -15,20 +14,6 @@ import { defaultModelDir, type NativeModel } from './native-addon';
 import type { OpenedDocument, SharedEngine } from './shared-engine';
 
 type Handler<N extends RequestName> = (params: RequestMap[N][0]) => Promise<RequestMap[N][1]>;
-
-/** Token id -> text, as the model's tokenizer.json defines it; special tokens render as nothing. */
-export function readVocab(modelDir: string): string[] | undefined {
-  const path = join(modelDir, 'tokenizer.json');
-  if (!existsSync(path)) return undefined;
-  const json = JSON.parse(readFileSync(path, 'utf8')) as {
-    model?: { vocab?: Record<string, number> };
-    added_tokens?: Array<{ id: number; special?: boolean }>;
-  };
-  const vocab: string[] = [];
-  for (const [text, id] of Object.entries(json.model?.vocab ?? {})) vocab[id] = text;
-  for (const t of json.added_tokens ?? []) if (t.special) vocab[t.id] = '';
-  return Array.from(vocab, (t) => t ?? '');
-}
 
 /** What the UI shows of a loaded model: its name, size, type and card. */
 export function describeModel(model: NativeModel, dir: string): ModelInfo {
@@ -73,14 +58,14 @@ export class EngineSession {
         // The backend the model actually runs on ("auto" picks CUDA only where a device answers).
         engine: { ...engine, backend: String(model.info().backend ?? engine.backend) },
         model: describeModel(model, dir),
-        vocab: readVocab(dir),
+        vocab: model.vocabulary(),
       };
     },
     recentModels: async () => ({ folders: this.engine.recentModelFolders() }),
     switchModel: async ({ dir }) => {
       const model = await this.engine.switchModel(dir, this);
       const loaded = this.engine.currentModelDir();
-      return { model: describeModel(model, loaded), vocab: readVocab(loaded) };
+      return { model: describeModel(model, loaded), vocab: model.vocabulary() };
     },
     listSamples: async () => this.engine.pipeline().listSamples(),
     openSample: async ({ name }) => {

@@ -13,6 +13,8 @@ export interface NativeModel {
     options: DecodeOptions,
     onEvents: (events: EngineEvent[]) => void,
   ): { promise: Promise<DecodeResult>; cancel(): void };
+  /** Each token id's text as the engine read it at load ('' for special tokens): the one reading of tokenizer.json. */
+  vocabulary(): string[];
   /** Seconds per decoder forward of each width over a cache of `context` tokens. */
   benchmark(opts: { widths?: number[]; context?: number; repeats?: number }): Promise<ForwardCost>;
   close(): void;

@@ -13,6 +13,7 @@
 #include "model/line_encoder.h"
 #include "gray_image_js.h"
 #include "page_analysis_js.h"
+#include "util/utf8.h"
 
 namespace saccade::js {
 
@@ -26,6 +27,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Function f = DefineClass(env, "Model",
                                    {InstanceMethod("info", &ModelWrap::Info), InstanceMethod("decode", &ModelWrap::Decode),
                                     InstanceMethod("benchmark", &ModelWrap::Benchmark),
+                                    InstanceMethod("vocabulary", &ModelWrap::Vocabulary),
                                     InstanceMethod("close", &ModelWrap::Close)});
     ctor = Napi::Persistent(f);
     ctor.SuppressDestruct();
@@ -63,6 +65,23 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("mtpHead", bool(m.mtp));
     o.Set("maxImageTokens", m.cfg.vision.line ? m.cfg.image.max_width / m.cfg.image.column : m.cfg.image.max_image_tokens);
     return o;
+  }
+
+  // vocabulary() -> string[]: each id's text as the tokenizer read at load has it ("" for special tokens), so
+  // that the UI never reads tokenizer.json itself (a second parser, and a file that may have changed since).
+  // A byte-level BPE token may be part of a character: its bytes are shown as U+FFFD.
+  Napi::Value Vocabulary(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto h = live(env);
+    const Tokenizer& t = h->model->tokenizer;
+    Napi::Array out = Napi::Array::New(env, size_t(t.size()));
+    std::string text;
+    for (int id = 0; id < t.size(); ++id) {
+      text.clear();
+      append_lossy_utf8(t.piece(id), false, text);
+      out.Set(uint32_t(id), Napi::String::New(env, text));
+    }
+    return out;
   }
 
   Napi::Value Decode(const Napi::CallbackInfo& info) {

@@ -41,8 +41,13 @@ test('loads a checkpoint and describes it', async () => {
   assert.equal(info.decoderLayers, 3);
   assert.equal(info.weightDtype, 'F32');
   assert.equal(info.backend, 'cpu');
+  // The tokenizer as read at load: the app's token texts come from here, not from a second parse of the file.
+  const vocab = model.vocabulary();
+  assert.equal(vocab.length, info.vocabSize);
+  assert.deepEqual([vocab[1], vocab[8], vocab[8 + 'H'.charCodeAt(0) - 32]], ['', ' ', 'H']);
   model.close();
   assert.throws(() => model.info(), /closed/);
+  assert.throws(() => model.vocabulary(), /closed/);
 });
 
 test('a corrupt checkpoint rejects with one clear error', async () => {

@@ -1,8 +1,12 @@
 // The engine switching models at a session's request, with the real addon: to the tiny GLM-OCR folder and
-// back, refusals that leave the loaded model in place, and the recent folders it remembers.
+// back, refusals that leave the loaded model in place, the recent folders it remembers, and a model's files
+// read once, at load, by the engine alone.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync, copyFileSync, cpSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -106,6 +110,61 @@ test('model files that are not regular files, or larger than they can be, are re
   ftruncateSync(fd, 2 ** 31);
   closeSync(fd);
   await assert.rejects(ask('switchModel', { dir: big }), /config\.json is 2147483648 bytes, more than such a file can be/);
+  // A GLM-OCR folder's chat template and a weight shard were once looked for by opening them, which waits on a FIFO.
+  for (const name of ['chat_template.jinja', 'model-00002-of-00002.safetensors']) {
+    const dir = glmCopy();
+    rmSync(join(dir, name), { force: true });
+    execFileSync('mkfifo', [join(dir, name)]);
+    await assert.rejects(ask('switchModel', { dir }), new RegExp(`${name.replace(/\./g, '\\.')}: not a regular file`));
+  }
   const after = await ask('hello', {});
   assert.equal(after.model.embedded, true, 'the loaded model stays');
+});
+
+/** A copy of the tiny GLM-OCR folder, to be spoiled. */
+function glmCopy(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'saccade-glm-copy-')), 'tiny');
+  cpSync(GLM_TINY, dir, { recursive: true });
+  return dir;
+}
+
+test('a tokenizer.json that names a key twice is refused at load; the loaded model and the recent list stay', { skip: noAddon }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  const before = await ask('hello', {});
+  // The engine's parser took the first "added_tokens" and JSON.parse the last: the switch went through, and
+  // a second reading of the file could then fail after the engine had already changed models.
+  const twice = glmCopy();
+  const tokenizer = readFileSync(join(twice, 'tokenizer.json'), 'utf8');
+  writeFileSync(join(twice, 'tokenizer.json'), tokenizer.replace('{', '{"added_tokens": [],'));
+  const err = await ask('switchModel', { dir: twice }).then(() => null, (e: Error) => e.message);
+  assert.match(err ?? 'loaded', /tokenizer\.json: invalid JSON at byte \d+: duplicate key "added_tokens"$/);
+  const after = await ask('hello', {});
+  assert.equal(after.model.embedded, true, 'the loaded model stays');
+  assert.deepEqual(after.vocab, before.vocab);
+  assert.deepEqual((await ask('recentModels', {})).folders, [], 'a refused folder is not remembered');
+});
+
+test('a model\'s files are read once, at load: a tokenizer.json made a FIFO afterwards does not stop a hello', { skip: noAddon }, async () => {
+  const engine = freshEngine();
+  const ask = sessionOn(engine);
+  const dir = glmCopy();
+  const switched = await ask('switchModel', { dir });
+  assert.ok(switched.vocab && switched.vocab.length > 400, 'the vocabulary comes with the switch');
+  // As the engine reads it: tokens as text (\u0120t is " t"), special tokens as nothing.
+  assert.ok(switched.vocab.includes(' t') && !switched.vocab.some((t) => t.includes('\u0120')));
+  assert.equal(switched.vocab[440], '', '<|endoftext|> is special');
+  const fifo = join(dir, 'tokenizer.json');
+  rmSync(fifo);
+  execFileSync('mkfifo', [fifo]);
+  // A writer that gives the FIFO an empty vocabulary should anyone open it: a hello that read the file again
+  // would not hang but answer with that.
+  const writer = spawn('sh', ['-c', 'printf \'{"model":{"vocab":{}}}\' > "$0"', fifo], { stdio: 'ignore' });
+  try {
+    const hello = await ask('hello', {});
+    assert.equal(hello.model.path, realpathSync(dir));
+    assert.deepEqual(hello.vocab, switched.vocab);
+  } finally {
+    writer.kill();
+  }
 });

@@ -19,6 +19,7 @@ function fakeModel(seen: RegionInput[][], prob: (viewId: string) => number = () 
     info: () => ({ name: 'fake' }),
     close: () => {},
     benchmark: async () => ({ widths: [], seconds: [], context: 0 }),
+    vocabulary: () => [],
     decode(regions, options, onEvents) {
       seen.push(regions);
       limits.push(options.maxNewTokens);
