@@ -1,9 +1,10 @@
 // The page service, as the OCRmyPDF plugin drives it: one process, the model loaded once, pages read on
-// request. A request it cannot use (not JSON, a relative path, a missing image, a PDF) is answered with one
-// error line and the next page is still read; a page image larger than it was read at gets its hOCR in its own
-// pixels and resolution.
+// request. A request it cannot use (not JSON, a line of 600 MB, a relative path, a missing image, a PDF) is
+// answered with one error line and the next page is still read; a page image larger than it was read at gets
+// its hOCR in its own pixels and resolution.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,15 @@ test('page service: pages read on request in one process, bad requests answered 
   assert.equal((await next()).ready, true);
   ask('not json');
   assert.match(String((await next()).error), /^bad request: /);
+  // A 600 MB line, past the longest string V8 makes: once gathered by readline, it killed the service.
+  const mb = Buffer.alloc(1 << 20, 0x20);
+  for (let i = 0; i < 600; i++) if (!child.stdin!.write(mb)) await once(child.stdin!, 'drain');
+  ask('');
+  assert.deepEqual(await next(), { id: null, error: 'bad request: a request is at most 65536 bytes' });
+  if (existsSync(`/proc/${child.pid}/status`)) {
+    const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+    assert.ok(peakMb < 256, `the service's peak RSS is ${peakMb.toFixed(0)} MB`);
+  }
   ask({ ...page(1, photo), image: 'page-photo.jpg' });
   assert.deepEqual(await next(), { id: null, error: 'bad request: "image" must be an absolute path' });
   ask(page(2, join(dir, 'missing.png')));

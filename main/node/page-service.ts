@@ -8,9 +8,9 @@
 // image's own pixels, at its own resolution (scan_res), even where the page was read scaled down.
 import { writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { createInterface } from 'node:readline';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../common/engine-types';
 import type { Box, PageInfo } from '../../common/protocol';
+import { boundedLines } from './bounded-lines';
 import { HOCR_TAIL, hocrHead, hocrPage, type HocrRegion } from './hocr';
 import { sharp } from './image-codec';
 import { readInput } from './input-file';
@@ -20,7 +20,7 @@ import { decodeDocument, openDocument, type DecodedPage } from './pipeline';
 import { RunRecorder } from './run-recorder';
 
 /** A request line longer than this is refused unread: three paths and an id need far less. */
-const MAX_REQUEST_CHARS = 64 * 1024;
+const MAX_REQUEST_BYTES = 64 * 1024;
 
 interface PageRequest {
   id: number;
@@ -30,7 +30,6 @@ interface PageRequest {
 }
 
 function parseRequest(line: string): PageRequest {
-  if (line.length > MAX_REQUEST_CHARS) throw new Error(`a request is at most ${MAX_REQUEST_CHARS} characters`);
   const r = JSON.parse(line) as Record<string, unknown>;
   if (typeof r !== 'object' || r === null || !Number.isSafeInteger(r.id)) throw new Error('a request needs a whole-number id');
   for (const key of ['image', 'hocr', 'text'] as const) {
@@ -119,11 +118,11 @@ async function main(): Promise<number> {
   const reply = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
   reply({ ready: true, model: args.modelDir, backend: addon.info().backend });
   // One page at a time, in the order asked: a line read while a page is being read waits its turn.
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.trim()) continue;
+  for await (const line of boundedLines(process.stdin, MAX_REQUEST_BYTES)) {
+    if (line !== null && !line.trim()) continue;
     let request: PageRequest;
     try {
+      if (line === null) throw new Error(`a request is at most ${MAX_REQUEST_BYTES} bytes`);
       request = parseRequest(line);
     } catch (err) {
       reply({ id: null, error: `bad request: ${(err as Error).message}` });
