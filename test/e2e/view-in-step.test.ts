@@ -1,8 +1,9 @@
 // The view keeps in step with what the reviewer does, in Chromium against a replayed three-page decode
 // (constructed events that follow the engine contract) served by the real server: a thumbnail clicked after
 // F8 moved to another page brings that page's text into the editor; Ctrl+= zooms one step from the fitted
-// page, as the + button does; and what was said about one document goes when another is opened, in one
-// notification area that stays a few lines tall.
+// page, as the + button does; what was said about one document goes when another is opened, in one
+// notification area that stays a few lines tall; a round whose tokens were taken back says what it wrote; and
+// the time left follows the rate regions finish at.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -13,8 +14,8 @@ import { buildSyntheticDecode } from '../support/synthetic-decode';
 
 const session = appInBrowserForFile();
 
-async function replayPage(batchMs: number): Promise<Page> {
-  const data: ReplayData = { decode: buildSyntheticDecode({ pages: 3 }), pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs };
+async function replayPage(batchMs: number, decode = buildSyntheticDecode({ pages: 3 })): Promise<Page> {
+  const data: ReplayData = { decode, pageBase64: Buffer.from(await renderSamplePage()).toString('base64'), batchMs };
   const context = await session().browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.addInitScript(replayScript(data));
   const page = await context.newPage();
@@ -90,6 +91,48 @@ test('what was said about one document goes when another is opened, in one area 
     assert.equal(await page.getByTestId('notification-area').filter({ hasText: 'sample-report.png' }).count(), 0);
     const area = (await page.getByTestId('notification-area').boundingBox())!;
     assert.ok(area.height <= 120, `the notification area is ${area.height} px tall`);
+  } finally {
+    await page.context().close();
+  }
+});
+
+test('a round whose tokens were taken back says what it wrote, not that it kept nothing', async () => {
+  const decode = buildSyntheticDecode({ pages: 3 });
+  const rounds = decode.batches.flat().filter((e) => e.type === 'round');
+  // The second region's loop, which the repetition guard took back.
+  const loop = rounds.findLastIndex((e) => e.type === 'round' && e.regionId === 'p0-r1');
+  const page = await replayPage(2, decode);
+  try {
+    await page.getByTestId('try-sample').click();
+    await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 60_000 });
+    const box = (await page.getByTestId('timeline').boundingBox())!;
+    const slot = (box.width - 68) / rounds.length;
+    await page.mouse.click(box.x + 34 + (loop + 0.5) * slot, box.y + box.height / 2);
+    await page.getByTestId('round-detail').and(page.locator(`[data-round="${loop}"]`)).waitFor();
+    const wrote = await page.getByTestId('round-wrote').innerText();
+    assert.doesNotMatch(wrote, /nothing kept/);
+    assert.match(wrote, /wrote\W*again again again again again again\W*, since taken back/);
+  } finally {
+    await page.context().close();
+  }
+});
+
+test('the time left follows the rate regions finish at, not the time before the first one did', async () => {
+  const decode = buildSyntheticDecode({ pages: 3 });
+  const total = decode.regions.length;
+  // As the engine reports a page read in batches: the first region done after 19 s of analysis and the first
+  // batch, the others 0.1 s apart; the engine's own estimate spreads the 19 s over them.
+  decode.batches = decode.batches.map((batch) => batch.map((e) => {
+    if (e.type !== 'progress') return e;
+    const elapsedMs = 19_000 + 100 * (e.regionsDone - 1);
+    return { ...e, elapsedMs, remainingMs: (elapsedMs / e.regionsDone) * (total - e.regionsDone) };
+  }));
+  const page = await replayPage(40, decode);
+  try {
+    await page.getByTestId('try-sample').click();
+    const label = page.locator('.progress-label', { hasText: `2 of ${total} regions` });
+    await label.waitFor({ timeout: 30_000 });
+    assert.equal(await label.innerText(), `Page 1/3 · 2 of ${total} regions · about 1 s left`);
   } finally {
     await page.context().close();
   }

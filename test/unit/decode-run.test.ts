@@ -112,3 +112,17 @@ test('a decode whose tokens carry only their crops, with empty heatmaps (fixatio
   }
   assert.equal(run.visualShare, null);
 });
+
+test('the time left follows the rate regions finish at, not the time the page took to lay out', () => {
+  // Progress as the engine reported it for the sample scan on two cores (132 line crops, 23.9 s in all): the
+  // first crops finished together at 19.2 s, after the page's analysis and the first batch.
+  const at = (regionsDone: number, elapsedMs: number, remainingMs: number | null) => ({ type: 'progress' as const, docId: 'd', regionsDone, regionsTotal: 132, elapsedMs, remainingMs });
+  const run = new DecodeRun('d');
+  run.apply([at(0, 2981, null), at(11, 19208, 211288)]);
+  assert.equal(run.remainingMs, null, 'one report after the first region cannot say a rate');
+  run.apply([at(55, 20521, 28729)]);
+  // 3.4 s were left; the engine said 28.7 s.
+  assert.ok(run.remainingMs! > 1_700 && run.remainingMs! < 6_800, `${run.remainingMs} ms`);
+  run.apply([at(99, 22975, 7658)]);
+  assert.ok(run.remainingMs! > 450 && run.remainingMs! < 1_850, `${run.remainingMs} ms (0.9 s were left)`);
+});

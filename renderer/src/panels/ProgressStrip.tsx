@@ -19,7 +19,7 @@ export function ProgressStrip() {
   const regions = run.pageRegions(page).filter((r) => r.order !== null);
   const progress = run.progress;
   const status = phase === 'decoding'
-    ? progress ? `${progress.regionsDone} of ${progress.regionsTotal} regions${progress.remainingMs !== null ? ` · about ${seconds(progress.remainingMs)} left` : ''}` : 'laying out the page…'
+    ? progress ? `${progress.regionsDone} of ${progress.regionsTotal} regions${run.remainingMs !== null ? ` · about ${seconds(run.remainingMs)} left` : ''}` : 'laying out the page…'
     : phase === 'done' ? `Decoded ${run.tokens} tokens${progress ? ` in ${seconds(progress.elapsedMs)}` : ''}`
       : phase === 'cancelled' ? 'Cancelled' : phase === 'crashed' ? 'Stopped: the engine crashed' : '';
 

@@ -48,7 +48,11 @@ export function RoundDetail() {
       </header>
       <p className="round-line" data-testid="round-wrote">
         {line ? <>Line <q>{line.length > 90 ? `${line.slice(0, 90)}…` : line}</q>: </> : `In the ${region?.kind ?? ''} region: `}
-        wrote <q className="round-words">{wrote.map((t) => t.text).join('') || '(nothing kept)'}</q>
+        {wrote.length > 0
+          ? <>wrote <q className="round-words">{wrote.map((t) => t.text).join('')}</q></>
+          // Its tokens were committed, then taken back: a loop the repetition guard cut, or a line read again
+          // in a second view or dropped as too unsure. What it wrote is still worth seeing.
+          : <>wrote <q className="round-words">{round.committed.map(text).join('')}</q>, since taken back (a loop cut short, or its line read again or left out as too unsure)</>}
       </p>
       <div className="slots">
         {slots.map((slot, j) => (

@@ -65,6 +65,8 @@ export class DecodeRun {
   /** Every event applied, in order: what is kept to rebuild the run when its document is opened again. */
   readonly log: SessionEvent[] = [];
   progress: ProgressEvent | null = null;
+  /** The progress when the first region had finished: where the rate of the time left is measured from. */
+  private firstDone: ProgressEvent | null = null;
   /** The region being decoded and its newest token: what the live heatmap follows. */
   live: TokenRef | null = null;
   /** Tokens in the text now: a retract (a loop cut, a line's reading replaced or dropped) takes them back. */
@@ -119,6 +121,19 @@ export class DecodeRun {
     return this.arEstimateMs > 0 && this.regionDecodeMs > 0 ? this.arEstimateMs / this.regionDecodeMs : null;
   }
 
+  /**
+   * The time left, at the rate regions have finished since the first one did; null until two progress reports
+   * apart say it. The engine's own estimate spreads everything since the start (the page's analysis, the first
+   * lines read together in one batch) over the regions done, which early on is many times too long: it said
+   * "about 52 s left" of a decode that took 11 s.
+   */
+  get remainingMs(): number | null {
+    const now = this.progress;
+    const first = this.firstDone;
+    if (!now || !first || now.regionsDone <= first.regionsDone) return null;
+    return ((now.elapsedMs - first.elapsedMs) / (now.regionsDone - first.regionsDone)) * Math.max(0, now.regionsTotal - now.regionsDone);
+  }
+
   get tokensPerForward(): number | null {
     return this.forwards ? this.committed / this.forwards : null;
   }
@@ -169,6 +184,7 @@ export class DecodeRun {
     }
     this.live = null;
     this.progress = null;
+    this.firstDone = null;
   }
 
   /** Pages whose readable regions have not all finished: what a restart after a crash must decode again. */
@@ -196,7 +212,9 @@ export class DecodeRun {
         return;
       }
       case 'progress':
-        if (e.docId === this.docId) this.progress = e;
+        if (e.docId !== this.docId) return;
+        this.progress = e;
+        if (!this.firstDone && e.regionsDone > 0) this.firstDone = e;
         return;
       case 'unsure_line': {
         const region = e.docId === this.docId ? this.regions.get(e.regionId) : undefined;
