@@ -150,6 +150,9 @@ class Backend {
   virtual void hard_sigmoid(float* x, size_t n, float alpha, float beta) = 0;
   // x[r, c] *= g[c] + offset (a squeeze-excite gate; offset 1 adds the gated map to its input).
   virtual void scale_columns(float* x, int rows, int dim, const float* g, float offset) = 0;
+  // Maximum over the 2 x 2 window at each position, stride 1, the bottom row and right column taking only what
+  // lies inside (ONNX's SAME_UPPER; PP-OCRv6's stem): src [H, W, C] -> dst [H, W, C].
+  virtual void max_pool_2x2_same(const float* src, int H, int W, int C, float* dst) = 0;
   // Mean over kh x kw windows, stride = window, no padding: src [H, W, C] -> dst [H / kh, W / kw, C].
   virtual void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) = 0;
 

@@ -52,16 +52,10 @@ void parse_vit_vision(const Json& v, int version, VisionConfig* out) {
   }
 }
 
-void parse_line_vision(const Json& v, VisionConfig* out) {
-  const std::string vp = "vision_config";
-  if (v.at("type", vp).str("vision_config.type") != "pp_ocr_line")
-    throw EngineError("vision_config.type must be pp_ocr_line in format_version 4");
-  out->line = true;
-  LineEncoderConfig& e = out->encoder;
-  const Json& enc = v.at("encoder", vp);
-  const std::string ep = "vision_config.encoder";
-  e.stem_channels = get_int(enc, "stem_channels", ep, 1, 1024);
-  int channels = e.stem_channels, height = 24;  // the stem halves the 48-pixel line
+// PP-OCRv4's blocks: a depthwise and a pointwise convolution, squeeze-excite where `se`.
+int parse_v4_blocks(const Json& enc, const std::string& ep, LineEncoderConfig* e) {
+  e->stem_channels = get_int(enc, "stem_channels", ep, 1, 1024);
+  int channels = e->stem_channels, height = 24;  // the stem halves the 48-pixel line
   for (const Json& b : enc.at("blocks", ep).items(ep + ".blocks")) {
     const std::string bp = ep + ".blocks";
     LineBlockConfig block{};
@@ -78,21 +72,74 @@ void parse_line_vision(const Json& v, VisionConfig* out) {
       throw EngineError(bp + ": each block takes the previous one's channels, an odd kernel and strides of 1 or 2");
     channels = block.out;
     height = (height + block.stride_h - 1) / block.stride_h;
-    e.blocks.push_back(block);
+    e->blocks.push_back(block);
   }
+  return height;
+}
+
+// PP-OCRv6's: a stem of its own (two stride-2 convolutions), then MetaFormer blocks (a depthwise token mixer,
+// squeeze-excite of `se` middle channels where nonzero, a channel MLP added back where `residual`).
+int parse_v6_blocks(const Json& enc, const std::string& ep, LineEncoderConfig* e) {
+  const Json& stem = enc.at("stem", ep);
+  e->stem_mid = get_int(stem, "mid", ep + ".stem", 2, 1024);
+  e->stem_out = get_int(stem, "out", ep + ".stem", 1, 1024);
+  if (e->stem_mid % 2 != 0) throw EngineError(ep + ".stem.mid must be even");
+  int channels = e->stem_out, height = 12;  // the stem quarters the 48-pixel line
+  for (const Json& b : enc.at("blocks", ep).items(ep + ".blocks")) {
+    const std::string bp = ep + ".blocks";
+    LineBlockConfig block{};
+    block.in = get_int(b, "in", bp, 1, 4096);
+    block.out = get_int(b, "out", bp, 1, 4096);
+    block.hidden = get_int(b, "hidden", bp, 1, 16384);
+    block.kernel = get_int(b, "kernel", bp, 1, 7);
+    const auto& stride = b.at("stride", bp).items(bp + ".stride");
+    if (stride.size() != 2) throw EngineError(bp + ".stride: expected 2 entries");
+    block.stride_h = int(stride[0].integer(bp + ".stride"));
+    block.stride_w = int(stride[1].integer(bp + ".stride"));
+    block.se_mid = get_int(b, "se", bp, 0, 4096);
+    block.se = block.se_mid > 0;
+    block.residual = b.at("residual", bp).boolean(bp + ".residual");
+    if (block.kernel % 2 == 0 || block.in != channels || block.stride_h < 1 || block.stride_h > 2 ||
+        block.stride_w != 1 || (block.residual && block.out != block.in))
+      throw EngineError(bp + ": each block takes the previous one's channels, an odd kernel, strides (1 or 2, 1), "
+                        "and keeps its channels where it adds back");
+    channels = block.out;
+    height = (height + block.stride_h - 1) / block.stride_h;
+    e->blocks.push_back(block);
+  }
+  return height;
+}
+
+void parse_line_vision(const Json& v, VisionConfig* out) {
+  const std::string vp = "vision_config";
+  if (v.at("type", vp).str("vision_config.type") != "pp_ocr_line")
+    throw EngineError("vision_config.type must be pp_ocr_line in format_version 4");
+  out->line = true;
+  LineEncoderConfig& e = out->encoder;
+  const Json& enc = v.at("encoder", vp);
+  const std::string ep = "vision_config.encoder";
+  if (const Json* kind = enc.find("kind")) {
+    const std::string& k = kind->str(ep + ".kind");
+    if (k != "pp_ocrv4" && k != "pp_ocrv6") throw EngineError(ep + ".kind must be pp_ocrv4 or pp_ocrv6");
+    e.kind = k == "pp_ocrv6" ? LineEncoderKind::PPOCRv6 : LineEncoderKind::PPOCRv4;
+  }
+  const bool v6 = e.kind == LineEncoderKind::PPOCRv6;
+  const int height = v6 ? parse_v6_blocks(enc, ep, &e) : parse_v4_blocks(enc, ep, &e);
   if (e.blocks.empty()) throw EngineError(ep + ".blocks: expected at least one block");
   const auto& pool = enc.at("pool", ep).items(ep + ".pool");
   if (pool.size() != 2) throw EngineError(ep + ".pool: expected 2 entries");
   e.pool_h = int(pool[0].integer(ep + ".pool"));
   e.pool_w = int(pool[1].integer(ep + ".pool"));
-  int stride_w = 2;
+  int stride_w = v6 ? 4 : 2;
   for (const LineBlockConfig& b : e.blocks) stride_w *= b.stride_w;
   // One image token per `column` pixels: the pool must leave a single row, each token pool_w backbone columns.
   if (e.pool_h != height || stride_w * e.pool_w != 8)
     throw EngineError(ep + ": the backbone and pool must turn a 48-pixel line into one row, a token per 8 pixels");
   const Json& neck = enc.at("neck", ep);
   const std::string np = ep + ".neck";
-  e.neck_reduce = get_int(neck, "reduce", np, 1, 4096);
+  if (v6) e.neck_kernel = get_int(neck, "kernel", np, 1, 15);
+  else e.neck_reduce = get_int(neck, "reduce", np, 1, 4096);
+  if (v6 && e.neck_kernel % 2 == 0) throw EngineError(np + ".kernel must be odd");
   e.neck_dim = get_int(neck, "dim", np, 1, 4096);
   e.neck_depth = get_int(neck, "depth", np, 0, 64);
   e.neck_heads = get_int(neck, "heads", np, 1, 64);

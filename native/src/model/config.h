@@ -7,14 +7,24 @@
 
 namespace saccade {
 
-// The pretrained line encoder of format 4 (PP-OCRv4's recogniser, docs/model-format.md "Format 4").
+// The pretrained line encoder of format 4 (docs/model-format.md "Format 4"): PP-OCRv4's recogniser, or
+// PP-OCRv6 small's (vision_config.encoder.kind "pp_ocrv6").
+enum class LineEncoderKind { PPOCRv4, PPOCRv6 };
+
 struct LineBlockConfig {
   int in, out, kernel, stride_h, stride_w;
   bool se;
+  // PP-OCRv6's blocks: the squeeze-excite's middle width (0: none), the channel MLP's hidden width, and
+  // whether its output is added to the token mixer's (where the channels stay).
+  int se_mid = 0, hidden = 0;
+  bool residual = false;
 };
 
 struct LineEncoderConfig {
-  int stem_channels = 0;
+  LineEncoderKind kind = LineEncoderKind::PPOCRv4;
+  int stem_channels = 0;            // PP-OCRv4's stem; PP-OCRv6's stem ends with stem_out channels
+  int stem_mid = 0, stem_out = 0;   // PP-OCRv6
+  int neck_kernel = 0;              // PP-OCRv6: the depthwise convolution along the line
   std::vector<LineBlockConfig> blocks;
   int pool_h = 0, pool_w = 0;
   int neck_reduce = 0, neck_dim = 0, neck_depth = 0, neck_heads = 0, neck_mlp_ratio = 0;

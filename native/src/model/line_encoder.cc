@@ -26,7 +26,9 @@ Buffer conv_along_line(Backend& be, const float* x, int T, int C, const Weight& 
   return y;
 }
 
-void mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& e, float* h, int T) {
+}  // namespace
+
+void line_mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& e, float* h, int T) {
   const int C = e.neck_dim, H = e.neck_heads, I = C * e.neck_mlp_ratio;
   Buffer n(&be, size_t(T) * C), q(&be, size_t(T) * C), k(&be, size_t(T) * C), v(&be, size_t(T) * C),
       att(&be, size_t(T) * C), mlp(&be, size_t(T) * I);
@@ -45,9 +47,8 @@ void mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& 
   be.add(h, n.data(), size_t(T) * C);
 }
 
-}  // namespace
-
 LineFeatures line_encoder(Model& m, const PreparedImage& im) {
+  if (m.cfg.vision.encoder.kind == LineEncoderKind::PPOCRv6) return line_encoder_v6(m, im);
   Backend& be = *m.backend;
   const LineVision& lv = *m.line;
   const LineEncoderConfig& e = m.cfg.vision.encoder;
@@ -99,7 +100,7 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   Buffer h(&be, size_t(T) * e.neck_dim);
   be.linear(r.data(), T, lv.neck_up, lv.neck_up_b.data(), h.data());
   be.silu(h.data(), h.size());
-  for (const LineMixerLayer& L : lv.mixer) mixer_layer(be, L, e, h.data(), T);
+  for (const LineMixerLayer& L : lv.mixer) line_mixer_layer(be, L, e, h.data(), T);
   be.layer_norm(h.data(), T, e.neck_dim, lv.neck_norm_w.data(), lv.neck_norm_b.data(), 1e-6f, h.data());
   Buffer back(&be, size_t(T) * C);
   be.linear(h.data(), T, lv.neck_back, lv.neck_back_b.data(), back.data());

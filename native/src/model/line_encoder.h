@@ -1,11 +1,13 @@
 #pragma once
 // Format 4's vision path (docs/model-format.md "Format 4"): the pretrained line encoder (PP-OCRv4's recogniser,
-// re-parameterised: every backbone layer one convolution with its batch norm folded in) and the projector that
-// turns each column of 8 pixels into one image token from the encoder's features and its CTC distribution.
+// re-parameterised: every backbone layer one convolution with its batch norm folded in; or PP-OCRv6 small's,
+// line_encoder_v6.cc) and the projector that turns each column of 8 pixels into one image token from the
+// encoder's features and its CTC distribution.
 #include <memory>
 #include <vector>
 
 #include "backend/backend.h"
+#include "model/config.h"
 
 namespace saccade {
 
@@ -32,10 +34,32 @@ struct LineMixerLayer {
   Weight q, k, v, proj, fc1, fc2;
 };
 
+// PP-OCRv6's stem: conv1 (3x3/2) -> [conv2a -> conv2b (2x2 each)] beside a 2x2 max pool, concatenated ->
+// conv3 (3x3/2) -> conv4 (1x1), relu after each convolution. A 2x2 convolution is kept as a 3x3 one whose top
+// row and left column are zero: ONNX's SAME_UPPER padding of a 2x2 window, which pads at the bottom and right.
+struct LineStemV6 {
+  Weight conv1, conv2a, conv2b, conv3, conv4;
+  Buffer conv1_b, conv2a_b, conv2b_b, conv3_b, conv4_b;
+};
+
+// A PP-OCRv6 block: depthwise token mixer, optional squeeze-excite, channel MLP (fc1, GELU, fc2).
+struct LineBlockV6 {
+  Buffer dw, dw_b;  // [C, k, k], [C]
+  Weight se_reduce, se_expand, fc1, fc2;
+  Buffer se_reduce_b, se_expand_b, fc1_b, fc2_b;
+};
+
 struct LineVision {
   Weight stem;  // [stem, 9]: the 3-channel stem's weights summed over channels, since lines are grey
   Buffer stem_b;
   std::vector<LineBlock> blocks;
+  // PP-OCRv6 in place of the three above; its neck: neck_in (1x1) -> neck_dw (a 1 x k depthwise convolution
+  // kept as k x k with only its middle row, so that Backend::depthwise_conv runs it on a one-row map) added to
+  // its input, the mixer, neck_norm, then the shortcut (1x1 from the pooled backbone) added.
+  LineStemV6 v6_stem;
+  std::vector<LineBlockV6> v6_blocks;
+  Weight neck_shortcut;
+  Buffer neck_shortcut_b, neck_dw, neck_dw_b;
   // The neck's convolutions along the line; 1x3 ones in (kx, c) column order. neck_fuse reads the concatenation
   // [pooled backbone; neck_back output], kept as its two column halves.
   Weight neck_in, neck_up, neck_back, neck_fuse_z, neck_fuse_h, neck_out;
@@ -71,6 +95,10 @@ struct LineFeatures {
 };
 
 LineFeatures line_encoder(Model& m, const PreparedImage& im);
+LineFeatures line_encoder_v6(Model& m, const PreparedImage& im);
+
+// One attention block of the encoder's neck, in place on h [T, neck_dim] (PP-OCRv4's and PP-OCRv6's alike).
+void line_mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderConfig& e, float* h, int T);
 
 // Fills m.line's shown_tokens and shown_class from its ctc_map, the tokenizer and the config, once at load.
 void index_shown_tokens(Model& m);

@@ -165,11 +165,8 @@ void load_vit_vision(WeightReader& r, Model& m) {
 
 }
 
-// Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
-std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const ModelConfig& c,
-                                             const std::vector<float>& embed) {
-  auto lv = std::make_unique<LineVision>();
-  const LineEncoderConfig& e = c.vision.encoder;
+// PP-OCRv4's stem, blocks and the neck's convolutions around the mixer.
+void load_v4_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, LineVision* lv) {
   const int S = e.stem_channels;
   const std::vector<float> stem = r.read("encoder.stem.weight", {S, 3, 3, 3});
   std::vector<float> grey(size_t(S) * 9, 0.0f);  // the line is grey: B = G = R
@@ -194,12 +191,95 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
     }
     lv->blocks.push_back(std::move(b));
   }
-  const int C = e.channels(), R = e.neck_reduce, N = e.neck_dim, I = N * e.neck_mlp_ratio;
+  const int C = e.channels(), R = e.neck_reduce, N = e.neck_dim;
   const std::vector<float> neck_in = r.read("encoder.neck_in.conv.weight", {R, C, 1, 3});
   lv->neck_in = be.upload_weight(line_conv_as_linear(neck_in, R, C, 3, 0, C), R, 3 * C, WeightUse::Linear);
   lv->neck_in_b = r.vec("encoder.neck_in.conv.bias", R);
   lv->neck_up = pointwise(r, be, "encoder.neck_up.conv.weight", N, R);
   lv->neck_up_b = r.vec("encoder.neck_up.conv.bias", N);
+  lv->neck_back = pointwise(r, be, "encoder.neck_back.conv.weight", C, N);
+  lv->neck_back_b = r.vec("encoder.neck_back.conv.bias", C);
+  const std::vector<float> fuse = r.read("encoder.neck_fuse.conv.weight", {R, 2 * C, 1, 3});
+  lv->neck_fuse_z = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, 0, C), R, 3 * C, WeightUse::Linear);
+  lv->neck_fuse_h = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, C, C), R, 3 * C, WeightUse::Linear);
+  lv->neck_fuse_b = r.vec("encoder.neck_fuse.conv.bias", R);
+  lv->neck_out = pointwise(r, be, "encoder.neck_out.conv.weight", N, R);
+  lv->neck_out_b = r.vec("encoder.neck_out.conv.bias", N);
+}
+
+// A torch [out, in, 2, 2] convolution as a 3x3 one over Backend::im2col's windows (zero padding 1) whose top row and
+// left column are zero: the 2x2 window at each position then covers it and the row and column after, which is
+// ONNX's SAME_UPPER padding of a 2x2 convolution at stride 1.
+std::vector<float> conv2x2_same_as_3x3(const std::vector<float>& w, int out, int in) {
+  std::vector<float> k3(size_t(out) * in * 9, 0.0f);
+  for (int o = 0; o < out; ++o)
+    for (int c = 0; c < in; ++c)
+      for (int ky = 0; ky < 2; ++ky)
+        for (int kx = 0; kx < 2; ++kx)
+          k3[((size_t(o) * in + c) * 3 + ky + 1) * 3 + kx + 1] = w[((size_t(o) * in + c) * 2 + ky) * 2 + kx];
+  return conv3x3_as_linear(k3, out, in);
+}
+
+// PP-OCRv6's stem, blocks and the neck's convolutions around the mixer (model/line_encoder.h).
+void load_v6_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, LineVision* lv) {
+  const int mid = e.stem_mid, out = e.stem_out, N = e.neck_dim, C = e.channels(), k = e.neck_kernel;
+  LineStemV6& st = lv->v6_stem;
+  const std::vector<float> conv1 = r.read("encoder.stem.conv1.weight", {mid, 3, 3, 3});
+  std::vector<float> grey(size_t(mid) * 9, 0.0f);  // the line is grey: B = G = R
+  for (int o = 0; o < mid; ++o)
+    for (int ch = 0; ch < 3; ++ch)
+      for (int tap = 0; tap < 9; ++tap) grey[size_t(o) * 9 + tap] += conv1[(size_t(o) * 3 + ch) * 9 + tap];
+  st.conv1 = be.upload_weight(conv3x3_as_linear(grey, mid, 1), mid, 9, WeightUse::Linear);
+  st.conv1_b = r.vec("encoder.stem.conv1.bias", mid);
+  st.conv2a = be.upload_weight(conv2x2_same_as_3x3(r.read("encoder.stem.conv2a.weight", {mid / 2, mid, 2, 2}), mid / 2, mid),
+                               mid / 2, 9 * mid, WeightUse::Linear);
+  st.conv2a_b = r.vec("encoder.stem.conv2a.bias", mid / 2);
+  st.conv2b = be.upload_weight(conv2x2_same_as_3x3(r.read("encoder.stem.conv2b.weight", {mid, mid / 2, 2, 2}), mid, mid / 2),
+                               mid, 9 * (mid / 2), WeightUse::Linear);
+  st.conv2b_b = r.vec("encoder.stem.conv2b.bias", mid);
+  st.conv3 = be.upload_weight(conv3x3_as_linear(r.read("encoder.stem.conv3.weight", {mid, 2 * mid, 3, 3}), mid, 2 * mid),
+                              mid, 9 * 2 * mid, WeightUse::Linear);
+  st.conv3_b = r.vec("encoder.stem.conv3.bias", mid);
+  st.conv4 = pointwise(r, be, "encoder.stem.conv4.weight", out, mid);
+  st.conv4_b = r.vec("encoder.stem.conv4.bias", out);
+  for (size_t i = 0; i < e.blocks.size(); ++i) {
+    const LineBlockConfig& bc = e.blocks[i];
+    const std::string p = "encoder.blocks." + std::to_string(i) + ".";
+    LineBlockV6 b;
+    b.dw = r.upload_vec(r.read(p + "dw.weight", {bc.in, 1, bc.kernel, bc.kernel}));
+    b.dw_b = r.vec(p + "dw.bias", bc.in);
+    if (bc.se) {
+      b.se_reduce = pointwise(r, be, p + "se.reduce.weight", bc.se_mid, bc.in);
+      b.se_reduce_b = r.vec(p + "se.reduce.bias", bc.se_mid);
+      b.se_expand = pointwise(r, be, p + "se.expand.weight", bc.in, bc.se_mid);
+      b.se_expand_b = r.vec(p + "se.expand.bias", bc.in);
+    }
+    b.fc1 = pointwise(r, be, p + "fc1.weight", bc.hidden, bc.in);
+    b.fc1_b = r.vec(p + "fc1.bias", bc.hidden);
+    b.fc2 = pointwise(r, be, p + "fc2.weight", bc.out, bc.hidden);
+    b.fc2_b = r.vec(p + "fc2.bias", bc.out);
+    lv->v6_blocks.push_back(std::move(b));
+  }
+  lv->neck_shortcut = pointwise(r, be, "encoder.neck_shortcut.weight", N, C);
+  lv->neck_shortcut_b = r.vec("encoder.neck_shortcut.bias", N);
+  lv->neck_in = pointwise(r, be, "encoder.neck_in.weight", N, C);
+  lv->neck_in_b = r.vec("encoder.neck_in.bias", N);
+  const std::vector<float> along = r.read("encoder.neck_dw.weight", {N, 1, 1, k});
+  std::vector<float> square(size_t(N) * k * k, 0.0f);  // the 1 x k kernel as the middle row of a k x k one
+  for (int c = 0; c < N; ++c)
+    for (int kx = 0; kx < k; ++kx) square[(size_t(c) * k + k / 2) * k + kx] = along[size_t(c) * k + kx];
+  lv->neck_dw = r.upload_vec(square);
+  lv->neck_dw_b = r.vec("encoder.neck_dw.bias", N);
+}
+
+// Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
+std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const ModelConfig& c,
+                                             const std::vector<float>& embed) {
+  auto lv = std::make_unique<LineVision>();
+  const LineEncoderConfig& e = c.vision.encoder;
+  const int N = e.neck_dim, I = N * e.neck_mlp_ratio;
+  if (e.kind == LineEncoderKind::PPOCRv6) load_v6_backbone(r, be, e, lv.get());
+  else load_v4_backbone(r, be, e, lv.get());
   for (int d = 0; d < e.neck_depth; ++d) {
     const std::string p = "encoder.mixer." + std::to_string(d) + ".";
     LineMixerLayer L;
@@ -225,14 +305,6 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
   }
   lv->neck_norm_w = r.vec("encoder.neck_norm.weight", N);
   lv->neck_norm_b = r.vec("encoder.neck_norm.bias", N);
-  lv->neck_back = pointwise(r, be, "encoder.neck_back.conv.weight", C, N);
-  lv->neck_back_b = r.vec("encoder.neck_back.conv.bias", C);
-  const std::vector<float> fuse = r.read("encoder.neck_fuse.conv.weight", {R, 2 * C, 1, 3});
-  lv->neck_fuse_z = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, 0, C), R, 3 * C, WeightUse::Linear);
-  lv->neck_fuse_h = be.upload_weight(line_conv_as_linear(fuse, R, 2 * C, 3, C, C), R, 3 * C, WeightUse::Linear);
-  lv->neck_fuse_b = r.vec("encoder.neck_fuse.conv.bias", R);
-  lv->neck_out = pointwise(r, be, "encoder.neck_out.conv.weight", N, R);
-  lv->neck_out_b = r.vec("encoder.neck_out.conv.bias", N);
   lv->ctc = r.mat("encoder.ctc.weight", e.num_classes, N);
   lv->ctc_b = r.vec("encoder.ctc.bias", e.num_classes);
 

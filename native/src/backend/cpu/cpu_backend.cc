@@ -328,6 +328,21 @@ class CpuBackend final : public Backend {
       }
   }
 
+  void max_pool_2x2_same(const float* src, int H, int W, int C, float* dst) override {
+    pool_.parallel_for(H, chunk_grain(H, int64_t(W) * C * 4), [&](int yb, int ye) {
+      for (int y = yb; y < ye; ++y)
+        for (int x = 0; x < W; ++x) {
+          float* out = dst + (size_t(y) * W + x) * C;
+          std::memcpy(out, src + (size_t(y) * W + x) * C, size_t(C) * sizeof(float));
+          for (int dy = 0; dy < 2 && y + dy < H; ++dy)
+            for (int dx = 0; dx < 2 && x + dx < W; ++dx) {
+              const float* in = src + (size_t(y + dy) * W + x + dx) * C;
+              for (int c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
+            }
+        }
+    });
+  }
+
   void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
     const int Ho = H / kh, Wo = W / kw;
     for (int oy = 0; oy < Ho; ++oy)

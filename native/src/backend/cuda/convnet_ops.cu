@@ -22,6 +22,16 @@ __global__ void max_pool_kernel(const float* __restrict__ src, int H, int W, int
   dst[i] = m;
 }
 
+__global__ void max_pool_2x2_same_kernel(const float* __restrict__ src, int H, int W, int C, float* __restrict__ dst) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= size_t(H) * W * C) return;
+  const int c = int(i % C), x = int(i / C % W), y = int(i / C / W);
+  float m = src[i];
+  for (int dy = 0; dy < 2 && y + dy < H; ++dy)
+    for (int dx = 0; dx < 2 && x + dx < W; ++dx) m = fmaxf(m, src[(size_t(y + dy) * W + x + dx) * C + c]);
+  dst[i] = m;
+}
+
 __global__ void upsample_nearest_kernel(const float* __restrict__ src, int H, int W, int C, int s,
                                         float* __restrict__ dst, int dst_channels, int offset) {
   const int Wo = W * s;
@@ -52,6 +62,13 @@ void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst,
   if (total == 0) return;
   max_pool_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, H, W, C, kh, kw, dst);
   check(cudaGetLastError(), "max_pool launch");
+}
+
+void max_pool_2x2_same(const float* src, int H, int W, int C, float* dst, cudaStream_t s) {
+  const size_t total = size_t(H) * W * C;
+  if (total == 0) return;
+  max_pool_2x2_same_kernel<<<blocks_for(total), kThreads, 0, s>>>(src, H, W, C, dst);
+  check(cudaGetLastError(), "max_pool_2x2_same launch");
 }
 
 void upsample_nearest(const float* src, int H, int W, int C, int scale, float* dst, int dst_channels, int offset,

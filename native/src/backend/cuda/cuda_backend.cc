@@ -138,6 +138,9 @@ class CudaBackend final : public Backend {
   void avg_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
     cuda::avg_pool(src, H, W, C, kh, kw, dst, stream_);
   }
+  void max_pool_2x2_same(const float* src, int H, int W, int C, float* dst) override {
+    cuda::max_pool_2x2_same(src, H, W, C, dst, stream_);
+  }
   void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst) override {
     cuda::max_pool(src, H, W, C, kh, kw, dst, stream_);
   }

@@ -45,6 +45,7 @@ void softmax_rows(float* x, int rows, int cols, cudaStream_t stream);
 
 // The page-analysis networks' ops (convnet_ops.cu): the same contracts as Backend's functions of the same names.
 void max_pool(const float* src, int H, int W, int C, int kh, int kw, float* dst, cudaStream_t stream);
+void max_pool_2x2_same(const float* src, int H, int W, int C, float* dst, cudaStream_t stream);
 void upsample_nearest(const float* src, int H, int W, int C, int s, float* dst, int dst_channels, int offset,
                       cudaStream_t stream);
 void depth_to_space(const float* src, int H, int W, int C, int s, float* dst, cudaStream_t stream);
