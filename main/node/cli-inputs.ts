@@ -3,9 +3,9 @@
 // (`'scans/**/*.tif'`) the same way from its fixed leading folder; each keeps its place below them, so the
 // outputs mirror the tree. Below a folder or glob a file is taken by its content (a PDF, PNG, JPEG or TIFF
 // signature, whatever its name) or by a document's extension (then one whose content is not a document fails
-// with a line, as a named file does); what is skipped is said: hidden names (a leading dot) without a line,
-// other files, symbolic links that leave the folder or lead to a folder, and a file reached a second time
-// with one line each; the output folder where it lies inside. `-` is standard input.
+// with a line, as a named file does). Hidden names (a leading dot) and an output folder inside are passed over
+// silently; other files, symbolic links that leave the folder or lead to a folder, and a file met a second
+// time get one line each. `-` is standard input.
 import { closeSync, constants, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { isGlob, parseGlob } from './path-glob';
@@ -127,8 +127,7 @@ class InputLister {
         const path = join(dir, entry.name);
         const below = [...parts, entry.name];
         if (entry.isDirectory()) {
-          const stat = statOrNull(path);
-          if (below.length <= depth && !(stat && `${stat.dev}:${stat.ino}` === this.outId)) visit(path, below);
+          if (below.length <= depth && !this.isOutFolder(path)) visit(path, below);
           continue;
         }
         if (!accepts(below.join('/'))) continue;
@@ -150,6 +149,12 @@ class InputLister {
       }
     };
     visit(root, []);
+  }
+
+  private isOutFolder(path: string): boolean {
+    if (this.outId === null) return false;
+    const stat = statOrNull(path);
+    return stat !== null && `${stat.dev}:${stat.ino}` === this.outId;
   }
 
   private take(path: string, parts: string[], name: string, skip: (why: string) => void): void {
