@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS } from './engine-types';
-import { checkRequest } from './protocol';
+import { checkRequest, MAX_NAME_CHARS } from './protocol';
 
 test('a well-formed decode request passes validation', () => {
   const r = checkRequest({ kind: 'request', id: 3, name: 'decode', params: { docId: 'd1', pages: [0, 2], options: DEFAULT_DECODE_OPTIONS } });
@@ -48,5 +48,23 @@ test('a searchable PDF export carries a bounded text and only the decode events 
     const r = ask(params);
     assert.equal(r.ok, false);
     if (!r.ok) assert.match(r.reason, reason);
+  }
+});
+
+test('names and document ids longer than a name are refused', () => {
+  const long = 'x'.repeat(MAX_NAME_CHARS + 1);
+  const refused: Array<[string, unknown, RegExp]> = [
+    ['openDocument', { name: long, bytes: '' }, /openDocument needs a name of at most 1024 characters/],
+    ['openSample', { name: long }, /openSample.name/],
+    ['closeDocument', { docId: long }, /closeDocument.docId/],
+    ['decode', { docId: long, pages: null, options: DEFAULT_DECODE_OPTIONS }, /decode.docId/],
+    ['exportSearchablePdf', { docId: long, text: '', events: [] }, /exportSearchablePdf.docId/],
+  ];
+  for (const [name, params, reason] of refused) {
+    const r = checkRequest({ kind: 'request', id: 1, name, params });
+    assert.equal(r.ok, false, name);
+    if (!r.ok) assert.match(r.reason, reason);
+    const fits = checkRequest({ kind: 'request', id: 1, name, params: JSON.parse(JSON.stringify(params).replace(long, long.slice(1))) as unknown });
+    assert.equal(fits.ok, true, `${name} with a name of ${MAX_NAME_CHARS} characters`);
   }
 });

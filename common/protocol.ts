@@ -81,8 +81,8 @@ export const MAX_OPEN_DOCUMENT_BYTES = 2 * MAX_DOCUMENT_BYTES;
 
 /** The longest edited text a searchable PDF export takes: Markdown of the longest document is a few MB. */
 export const MAX_EXPORT_TEXT_CHARS = 64 * 1024 * 1024;
-/** Decode events an export may carry: a 2,000-page document of dense pages read token by token. */
-export const MAX_EXPORT_EVENTS = 4_000_000;
+/** Decode events an export may carry: the tokens of its words, read one by one, and the pages' layouts. */
+export const MAX_EXPORT_EVENTS = 200_000;
 /** What an export's events may be: what places the words, nothing of the rounds or the progress. */
 export const EXPORT_EVENT_TYPES = ['page_layout', 'region_start', 'token', 'retract'] as const;
 /** The largest searchable PDF the engine answers with: the largest input and its text layer. */
@@ -215,25 +215,81 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Validates a request from an untrusted peer; returns a reason when it is malformed. */
 /** No request nests deeper than this; a deeper one would overflow the stack of whatever copies it next. */
 export const MAX_REQUEST_DEPTH = 16;
 
-/** Whether a parsed JSON value nests objects or arrays deeper than `limit`, found without recursion. */
-function nestsDeeper(value: unknown, limit: number): boolean {
-  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
-  while (stack.length > 0) {
-    const { v, depth } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(v)) stack.push({ v: child, depth: depth + 1 });
-  }
-  return false;
+/** The largest message the app sends: a document of MAX_DOCUMENT_BYTES, base64 in its openDocument request. */
+export const MAX_UPLOAD_MESSAGE_BYTES = 4 * Math.ceil(MAX_DOCUMENT_BYTES / 3) + 64 * 1024;
+/** An export's text (at most 6 bytes a character in JSON) and its events (about 200 bytes each). */
+export const MAX_EXPORT_MESSAGE_BYTES = 48 * 1024 * 1024;
+/** An export's events hold about 17 values each (a token, its fixation and their fields), a layout more. */
+export const MAX_EXPORT_VALUES = 4_000_000;
+
+/**
+ * What one request may cost to parse: its size, and its values, counted as the members of its objects and
+ * arrays (an empty one counts one). A parse takes about 75 bytes of memory a value at most (an object of keys;
+ * `[[],[],...]` takes 43) besides its strings' characters, so a kind may hold only the values it needs: an
+ * upload is one long string, an export a decode's events (4 M values, 300 MB to parse at worst), and every
+ * other request a few fields in 64 KiB (a decode's page list of up to 2,000 pages among them).
+ */
+export interface RequestBudget {
+  /** The request, as a refusal names it. */
+  kind: string;
+  bytes: number;
+  values: number;
 }
 
+const REQUEST_BUDGETS: Partial<Record<RequestName, Omit<RequestBudget, 'kind'>>> = {
+  openDocument: { bytes: MAX_UPLOAD_MESSAGE_BYTES, values: 64 },
+  exportSearchablePdf: { bytes: MAX_EXPORT_MESSAGE_BYTES, values: MAX_EXPORT_VALUES },
+};
+const ORDINARY_BUDGET = { bytes: 64 * 1024, values: 4096 };
+
+/** The budget of the request named `name`; a name that is no request's gets the ordinary one. */
+export function requestBudget(name: string | null): RequestBudget {
+  const known = (REQUEST_NAMES as readonly unknown[]).includes(name) ? name as RequestName : null;
+  return { kind: known ? `${known} request` : 'request', ...(known && REQUEST_BUDGETS[known] || ORDINARY_BUDGET) };
+}
+
+/**
+ * Why a parsed request is out of shape (nested deeper than MAX_REQUEST_DEPTH, or more values than `maxValues`,
+ * counted as request-frame.ts counts them in the raw JSON), found without recursion and with no more work
+ * than the bound: a port hands the engine messages already built, whatever they hold.
+ */
+function shapeRefusal(value: object, maxValues: number): string | null {
+  const tooMany = `more than ${maxValues} values`;
+  const stack: Array<[object, number]> = [[value, 1]];
+  let values = 0;
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (depth > MAX_REQUEST_DEPTH) return `nested deeper than ${MAX_REQUEST_DEPTH} levels`;
+    const children: unknown[] = [];
+    if (Array.isArray(v)) {
+      if (values + v.length > maxValues) return tooMany;
+      for (let i = 0; i < v.length; i++) children.push(v[i]);
+    } else {
+      for (const key in v) {
+        if (values + children.length >= maxValues) return tooMany;
+        children.push((v as Record<string, unknown>)[key]);
+      }
+    }
+    values += Math.max(children.length, 1);
+    if (values > maxValues) return tooMany;
+    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return null;
+}
+
+/** Names and ids a request carries: a file's name, a document's id. */
+export const MAX_NAME_CHARS = 1024;
+
+const shortString = (v: unknown) => typeof v === 'string' && v.length <= MAX_NAME_CHARS;
+
+/** Validates a request from an untrusted peer; returns a reason when it is malformed. */
 export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } | { ok: false; reason: string } {
   if (!isObject(msg)) return { ok: false, reason: 'message is not an object' };
-  if (nestsDeeper(msg, MAX_REQUEST_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_REQUEST_DEPTH} levels` };
+  const shape = shapeRefusal(msg, requestBudget(typeof msg.name === 'string' ? msg.name : null).values);
+  if (shape) return { ok: false, reason: shape };
   if (msg.kind !== 'request') return { ok: false, reason: 'kind must be "request"' };
   if (typeof msg.id !== 'number' || !Number.isInteger(msg.id)) return { ok: false, reason: 'id must be an integer' };
   if (typeof msg.name !== 'string' || !(REQUEST_NAMES as readonly string[]).includes(msg.name)) {
@@ -243,11 +299,11 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
   const p = msg.params;
   switch (msg.name as RequestName) {
     case 'openSample':
-      if (typeof p.name !== 'string') return { ok: false, reason: 'openSample.name must be a string' };
+      if (!shortString(p.name)) return { ok: false, reason: `openSample.name must be a string of at most ${MAX_NAME_CHARS} characters` };
       break;
     case 'openDocument':
-      if (typeof p.name !== 'string' || typeof p.bytes !== 'string') {
-        return { ok: false, reason: 'openDocument needs name and base64 bytes' };
+      if (!shortString(p.name) || typeof p.bytes !== 'string') {
+        return { ok: false, reason: `openDocument needs a name of at most ${MAX_NAME_CHARS} characters and base64 bytes` };
       }
       break;
     case 'switchModel':
@@ -256,10 +312,10 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
       }
       break;
     case 'closeDocument':
-      if (typeof p.docId !== 'string') return { ok: false, reason: 'closeDocument.docId must be a string' };
+      if (!shortString(p.docId)) return { ok: false, reason: `closeDocument.docId must be a string of at most ${MAX_NAME_CHARS} characters` };
       break;
     case 'decode':
-      if (typeof p.docId !== 'string') return { ok: false, reason: 'decode.docId must be a string' };
+      if (!shortString(p.docId)) return { ok: false, reason: `decode.docId must be a string of at most ${MAX_NAME_CHARS} characters` };
       if (p.pages !== null && !(Array.isArray(p.pages) && p.pages.every((n) => Number.isInteger(n)))) {
         return { ok: false, reason: 'decode.pages must be null or integers' };
       }
@@ -268,7 +324,7 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
       }
       break;
     case 'exportSearchablePdf': {
-      if (typeof p.docId !== 'string') return { ok: false, reason: 'exportSearchablePdf.docId must be a string' };
+      if (!shortString(p.docId)) return { ok: false, reason: `exportSearchablePdf.docId must be a string of at most ${MAX_NAME_CHARS} characters` };
       if (typeof p.text !== 'string' || p.text.length > MAX_EXPORT_TEXT_CHARS) {
         return { ok: false, reason: `exportSearchablePdf.text must be a string of at most ${MAX_EXPORT_TEXT_CHARS} characters` };
       }

@@ -1,7 +1,7 @@
 // The browser server in process, with a stand-in engine whose answers the test releases: what reaches which
 // connection, and how much upload memory the connections together may hold.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -117,6 +117,31 @@ test('a request nested 10,000 levels deep is answered with a refusal, and the co
   await until(() => connections[0]?.requests.length === 1);
   assert.equal(connections[0]!.requests[0]!.id, 10);
   ws.terminate();
+});
+
+/** The most memory this process has held so far, in MB (Linux reports it as VmHWM). */
+const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
+
+test('a wide message is refused from its raw bytes, never parsed nor sent on, while another connection is served', async (t) => {
+  const { address, connections } = await serve(t);
+  const wide = await rawSocket(address);
+  const other = await rawSocket(address);
+  // 21 MB of empty arrays under a hello: parsed and checked, such a message took the server past 1 GB.
+  const message = `{"kind":"request","id":5,"name":"hello","params":{"x":[${'[],'.repeat(7_000_000)}[]]}}`;
+  const before = peakRssMb();
+  let answer: ResponseMessage | null = null;
+  wide.once('message', (d) => { answer = JSON.parse(String(d)) as ResponseMessage; });
+  wide.send(message);
+  other.send(JSON.stringify({ kind: 'request', id: 1, name: 'hello', params: {} }));
+  await until(() => answer !== null || connections[0]!.requests.length > 0, 'an answer to the wide message');
+  assert.deepEqual(connections[0]!.requests, [], 'the wide message never reached the engine');
+  assert.deepEqual(answer, { kind: 'response', id: 5, ok: false, error: 'rejected: no request holds more than 4000000 values' });
+  await until(() => connections[1]?.requests.length === 1, 'the other connection\'s hello');
+  // What is left is the message's own bytes, on both ends of the socket, copied a few times.
+  const grown = peakRssMb() - before;
+  assert.ok(grown < 160, `the server and its client grew by ${grown.toFixed(0)} MB for a 21 MB message`);
+  wide.terminate();
+  other.terminate();
 });
 
 test('a message over the per-message cap closes that connection only', async (t) => {

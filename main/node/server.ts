@@ -6,17 +6,18 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { checkRequest, MAX_DOCUMENT_BYTES, MAX_SEARCHABLE_PDF_BYTES, type ResponseMessage } from '../../common/protocol';
+import { checkRequest, MAX_SEARCHABLE_PDF_BYTES, MAX_UPLOAD_MESSAGE_BYTES, type ResponseMessage } from '../../common/protocol';
 import { EngineClient, type EngineConnection, type EngineConnector } from './engine-client';
 import { LoopbackGuard, requestTarget } from './loopback-guard';
+import { frameRefusal } from './request-frame';
 import { refuse, serveFile } from './static-files';
 import { UploadBudget } from './upload-budget';
 
-/** The largest message the app sends: a document of MAX_DOCUMENT_BYTES, base64 in its JSON request. */
-export const MAX_MESSAGE_BYTES = 4 * Math.ceil(MAX_DOCUMENT_BYTES / 3) + 64 * 1024;
-
 export interface ServerLimits {
-  /** Per message: ws refuses a bigger frame from its header, before buffering it. */
+  /**
+   * Per message: ws refuses a bigger frame from its header, before buffering it. Each request kind has a
+   * budget of its own within it, checked before the message is parsed (request-frame.ts).
+   */
   maxMessageBytes: number;
   /** Over every connection together, from arrival until the engine has answered (upload-budget.ts). */
   maxBytesInFlight: number;
@@ -28,7 +29,7 @@ export interface ServerLimits {
 }
 
 /** Two documents on their way at once (two tabs opening files), not more. */
-const DEFAULT_LIMITS: ServerLimits = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBytesInFlight: 2 * MAX_MESSAGE_BYTES };
+const DEFAULT_LIMITS: ServerLimits = { maxMessageBytes: MAX_UPLOAD_MESSAGE_BYTES, maxBytesInFlight: 2 * MAX_UPLOAD_MESSAGE_BYTES };
 /** The app asks a few things at a time; a page asking faster than the engine answers is not the app. */
 const DEFAULT_MAX_PENDING_PER_CONNECTION = 16;
 const DEFAULT_MAX_PENDING_TOTAL = 64;
@@ -60,16 +61,22 @@ export interface RunningServer {
   token: string;
 }
 
-const byteLength = (data: RawData) => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength);
+/** ws hands a text message over as one Buffer; the other forms are copied into one. */
+const asBuffer = (data: RawData) => (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
 
 function rejectUpgrade(socket: Duplex, status: string): void {
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-/** The engine's answer to one message, or the reason the message is not a request. */
-async function answer(connection: EngineConnection, data: RawData): Promise<ResponseMessage> {
+/**
+ * The engine's answer to one message, or the reason the message is not a request. A message out of its kind's
+ * budget is refused from its raw bytes: it is never parsed, nor sent on to the engine.
+ */
+async function answer(connection: EngineConnection, data: Buffer): Promise<ResponseMessage> {
+  const refusal = frameRefusal(data);
+  if (refusal) return { kind: 'response', id: requestId(data), ok: false, error: `rejected: ${refusal}` };
   let parsed: unknown = null;
-  try { parsed = JSON.parse(String(data)); } catch { /* rejected below as not an object */ }
+  try { parsed = JSON.parse(data.toString('utf8')); } catch { /* rejected below as not an object */ }
   const checked = checkRequest(parsed);
   if (checked.ok) return connection.request(checked.value);
   const id = typeof (parsed as { id?: unknown })?.id === 'number' ? (parsed as { id: number }).id : -1;
@@ -77,8 +84,8 @@ async function answer(connection: EngineConnection, data: RawData): Promise<Resp
 }
 
 /** The id a message gives itself, for an answer when nothing else of it can be used; -1 when it has none. */
-function requestId(data: RawData): number {
-  const m = /"id"\s*:\s*(\d{1,15})/.exec(String(data).slice(0, 4096));
+function requestId(data: Buffer): number {
+  const m = /"id"\s*:\s*(\d{1,15})/.exec(data.toString('utf8', 0, 4096));
   return m ? Number(m[1]) : -1;
 }
 
@@ -108,7 +115,7 @@ function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector,
     bytes.stop();
     connection.close();
   });
-  socket.on('message', (data) => {
+  socket.on('message', (raw) => {
     // A connection cut off for the budget may still hand over the message that passed it: not for the engine.
     if (socket.readyState !== socket.OPEN) return;
     if (pending >= maxPending || shared.pending >= maxPendingTotal) {
@@ -117,7 +124,8 @@ function serveSocket(socket: WebSocket, stream: Duplex, engine: EngineConnector,
     }
     pending++;
     shared.pending++;
-    const settle = bytes.messageArrived(byteLength(data));
+    const data = asBuffer(raw);
+    const settle = bytes.messageArrived(data.length);
     // Every request gets an answer, an error one where answering failed.
     answer(connection, data)
       .catch((err: unknown): ResponseMessage => {
