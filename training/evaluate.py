@@ -23,8 +23,7 @@ from saccade import real_dev
 from saccade.checkpoint import load
 from saccade.data import EVAL_SEED_BASE, single_text_lines
 from saccade.line_encoder import ctc_greedy
-from saccade.line_model import LineOCR
-from saccade.line_reader import read_charset
+from saccade.line_model import LineOCR, encoder_charset
 from saccade.decode import Region, diffusion, greedy_ar, mtp_spec, self_spec
 from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.metrics import edit_distance, normalize_formula, teds
@@ -159,7 +158,7 @@ def evaluate_real(model, root, limit, max_new, log):
             ("im2latex_exact", "formula", real_dev.im2latex_formulas, "exact_rate", False)]
     ours, theirs, counts, examples, readout = {}, {}, {}, {}, {}
     line_model = isinstance(model, LineOCR)
-    charset = read_charset() if line_model else None
+    charset = encoder_charset(model.config["vision_config"]["encoder"]) if line_model else None
     for key, kind, reader, metric, casefold in sets:
         crops = reader(root, limit)
         model_scores, tess_scores, ctc_scores = Scores(), Scores(), Scores()

@@ -5,7 +5,8 @@ line decoder, train_line.py): the encoder runs once per line instead of once per
     /usr/bin/python3 line_features.py --first-seed 500000000 --lines 8000 --german-share 1 --out /tmp/saccade-lines
 
 Each shard (`shard-<first seed>.pt`) holds, per line, its seed, target text, and the encoder's neck
-[T, 120] and backbone [T, 480] features and folded CTC distribution [T, vocab + 2], all float16. Seeds are
+[T, 120] and backbone [T, 480] (PP-OCRv6's: 384) features and folded CTC distribution [T, vocab + 2], all
+float16; --encoder names the encoder (a cache holds one encoder's output). Seeds are
 the generator's training seeds (below EVAL_SEED_BASE); a region whose target spans lines, or holds more
 than --max-chars characters, is skipped. --german-share sets the generator's share of German crops
 (saccade/synth/corpus.py), --mono-share its share of monospaced faces (saccade/synth/fonts.py; 0.15 unless
@@ -20,23 +21,22 @@ import time
 
 import torch
 
-from saccade.line_encoder import LineEncoder
-from saccade.line_reader import ONNX_PATH, LineReader, read_charset
+from saccade.line_reader import LineReader
 from saccade.config import VOCAB_SIZE
 from saccade.data import is_single_line
-from saccade.ppocr_onnx import read_graph
+from saccade.line_model import ENCODERS, load_encoder
 from saccade.synth import corpus, fonts, generate_region, text_blocks
 
 
-def load_reader():
-    config, state = read_graph(ONNX_PATH)
-    encoder = LineEncoder(config)
+def load_reader(kind):
+    config, state, charset = load_encoder(kind)
+    encoder = ENCODERS[kind](config)
     encoder.load_state_dict(state)
-    return LineReader(encoder, read_charset(), VOCAB_SIZE)
+    return LineReader(encoder, charset, VOCAB_SIZE)
 
 
 def make_shard(args):
-    first, count, out, max_chars, max_width, german_share, mono_share, typewriter_ones, quotes = args
+    first, count, out, max_chars, max_width, german_share, mono_share, typewriter_ones, quotes, kind = args
     path = os.path.join(out, f"shard-{first:09d}.pt")
     if os.path.exists(path):
         return path
@@ -46,7 +46,7 @@ def make_shard(args):
         fonts.set_mono_share(mono_share)
     text_blocks.set_typewriter_ones(typewriter_ones)
     text_blocks.set_quotes(quotes)
-    reader = load_reader()
+    reader = load_reader(kind)
     rows = {"seed": [], "target": [], "neck": [], "backbone": [], "ctc": []}
     for seed in range(first, first + count):
         region = generate_region(seed, kind="text")
@@ -74,11 +74,12 @@ def main():
     p.add_argument("--mono-share", type=float, default=None)
     p.add_argument("--typewriter-ones", type=float, default=0.0)
     p.add_argument("--quotes", choices=("any", "by-face"), default="any")
+    p.add_argument("--encoder", choices=sorted(ENCODERS), default="pp_ocrv4", help="the encoder whose output is cached")
     p.add_argument("--out", required=True)
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(s, min(args.shard, args.first_seed + args.lines - s), args.out, args.max_chars, args.max_width,
-             args.german_share, args.mono_share, args.typewriter_ones, args.quotes)
+             args.german_share, args.mono_share, args.typewriter_ones, args.quotes, args.encoder)
             for s in range(args.first_seed, args.first_seed + args.lines, args.shard)]
     start = time.time()
     with mp.get_context("spawn").Pool(args.procs) as pool:

@@ -26,8 +26,7 @@ from saccade.decode import Region, greedy_ar
 from saccade.launch import record_launch
 from saccade.line_augment import double_spaces, drop_readings, jitter_features
 from saccade.line_encoder import ctc_greedy
-from saccade.line_model import LineOCR, line_config, load_encoder
-from saccade.line_reader import read_charset
+from saccade.line_model import ENCODERS, LineOCR, encoder_charset, line_config, load_encoder
 from saccade.checkpoint import export, load
 from saccade.loss import dual_loss
 from saccade.masks import build_sample, collate
@@ -63,8 +62,11 @@ def parse_args(argv=None):
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--eval-lines", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--encoder", choices=sorted(ENCODERS), default="pp_ocrv4",
+                   help="the pretrained encoder the cache (--features) was made with")
     p.add_argument("--init", default=None,
-                   help="start from these weights (a last.pt, or an exported model folder; new optimiser)")
+                   help="start from these weights (a last.pt, or an exported model folder; new optimiser); weights "
+                        "whose shape differs (the projector's first layer over another encoder's features) start afresh")
     p.add_argument("--drop-space", type=float, default=0.0,
                    help="chance that each space the CTC reading shows is taken out of it (line_augment.py)")
     p.add_argument("--drop-other", type=float, default=0.0, help="the same for every other character")
@@ -168,13 +170,14 @@ def main():
     features = args.features_used.split(",")
     if args.mtp_onto:  # a head for an exported model: everything else stays as it is
         model = load(args.mtp_onto)
-        config, charset = model.config, read_charset()
+        config = model.config
+        charset = encoder_charset(config["vision_config"]["encoder"])
         config["text_config"]["num_mtp_layers"] = 1
         model.mtp = MtpHead(config["text_config"])
         model.mtp.apply(model._init)
     else:
-        encoder_config, encoder_state, charset = load_encoder()
-        config = line_config(encoder_config, features, args.positions, hidden_size=args.hidden,
+        encoder_config, encoder_state, charset = load_encoder(args.encoder)
+        config = line_config(encoder_config, features, args.positions, charset, hidden_size=args.hidden,
                              num_layers=args.layers, num_attention_heads=args.heads,
                              num_key_value_heads=args.kv_heads, intermediate_size=args.intermediate)
         model = LineOCR(config)
@@ -182,7 +185,14 @@ def main():
         model.set_charset(charset)
     if args.init:
         init = load(args.init).state_dict() if os.path.isdir(args.init) else torch.load(args.init)["model"]
-        model.load_state_dict(init, strict=False)
+        own = model.state_dict()
+        # The encoder is the pretrained one named by --encoder, never the initial model's.
+        kept = {k: v for k, v in init.items() if k in own and v.shape == own[k].shape
+                and not k.startswith("encoder.") and k != "ctc_map"}
+        afresh = sorted(k for k in own if k not in kept and not k.startswith("encoder.") and k != "ctc_map")
+        if afresh:
+            print(f"--init: {len(afresh)} tensors start afresh: {', '.join(afresh)}", flush=True)
+        model.load_state_dict(kept, strict=False)
     objective = head_loss if args.mtp_onto else step_loss
     trainable = [p for n, p in model.named_parameters()
                  if (n.startswith("mtp.") if args.mtp_onto else not n.startswith("encoder."))]

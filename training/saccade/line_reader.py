@@ -11,7 +11,7 @@ import unicodedata
 
 import torch
 
-from .line_encoder import LineEncoder, line_pixels
+from .line_encoder import line_pixels
 from .tokenizer import Tokenizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,7 +51,7 @@ def fold(probs, mapping, classes):
 class LineReader:
     """Encoder + folded CTC readout for 8-bit grey crops (no gradients; the encoder stays frozen)."""
 
-    def __init__(self, encoder: LineEncoder, charset, vocab_size):
+    def __init__(self, encoder, charset, vocab_size):
         self.encoder = encoder.eval()
         self.charset = charset
         self.mapping = class_map(charset, Tokenizer(), vocab_size)
@@ -59,7 +59,7 @@ class LineReader:
 
     @torch.no_grad()
     def features(self, gray, max_width=1600):
-        """-> dict of backbone [T, 480], neck [T, 120], ctc [T, vocab_size + 2] (probabilities), and the raw
+        """-> dict of backbone [T, C], neck [T, 120], ctc [T, vocab_size + 2] (probabilities), and the raw
         CTC logits [T, K] for the encoder's own readout."""
         out = self.encoder(line_pixels(gray, max_width))
         logits = out["ctc_logits"][0]
