@@ -79,8 +79,18 @@ export const MAX_DOCUMENTS_PER_SESSION = 4;
 /** Bytes of documents all sessions together may hold open in the engine: two of the largest. */
 export const MAX_OPEN_DOCUMENT_BYTES = 2 * MAX_DOCUMENT_BYTES;
 
-/** The longest edited text a searchable PDF export takes: Markdown of the longest document is a few MB. */
-export const MAX_EXPORT_TEXT_CHARS = 64 * 1024 * 1024;
+/**
+ * What a searchable PDF export may carry and lay out, set from what the engine process can afford. Its cost
+ * goes with the words laid out: about 2 KB of peak memory and 90 ms per thousand words (pdf-lib's operators in
+ * the export's worker, the boxes in the engine). Measured on 2 cores with the text all one-letter words, the
+ * dearest text per character: 100,000 words took the engine from 99 MB to a peak RSS of 386 MB in 9 s, and
+ * with MAX_EXPORT_EVENTS token events besides from 161 MB to 524 MB in 20 s; the old limit of 64 M characters
+ * (32 M words) took it past 5 GB and to SIGABRT. 100,000 words are 200 to 300 pages of prose; an edited text
+ * with more is refused in one line before anything is laid out (edited-pdf.ts).
+ */
+export const MAX_EXPORT_WORDS = 100_000;
+/** Characters of an export's text: its words and their Markdown, many times over, but a bound on the split. */
+export const MAX_EXPORT_TEXT_CHARS = 2 * 1024 * 1024;
 /** Decode events an export may carry: the tokens of its words, read one by one, and the pages' layouts. */
 export const MAX_EXPORT_EVENTS = 200_000;
 /** What an export's events may be: what places the words, nothing of the rounds or the progress. */
