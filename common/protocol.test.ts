@@ -14,6 +14,7 @@ test('malformed requests are rejected with the reason', () => {
     [{ kind: 'request', id: 1, name: 'rm -rf', params: {} }, /unknown request/],
     [{ kind: 'request', id: 1.5, name: 'hello', params: {} }, /integer/],
     [{ kind: 'request', id: 1, name: 'decode', params: { docId: 'x', pages: ['a'], options: DEFAULT_DECODE_OPTIONS } }, /pages/],
+    [{ kind: 'request', id: 1, name: 'decode', params: { docId: 'x', pages: [0, 1, 0], options: DEFAULT_DECODE_OPTIONS } }, /distinct/],
     [{ kind: 'request', id: 1, name: 'decode', params: { docId: 'x', pages: null, options: { mode: 'fast' } } }, /mode/],
     [{ kind: 'request', id: 1, name: 'openDocument', params: { name: 'a.pdf' } }, /base64/],
     [{ kind: 'request', id: 1, name: 'switchModel', params: {} }, /switchModel.dir/],

@@ -326,8 +326,9 @@ export function checkRequest(msg: unknown): { ok: true; value: RequestMessage } 
       break;
     case 'decode':
       if (!shortString(p.docId)) return { ok: false, reason: `decode.docId must be a string of at most ${MAX_NAME_CHARS} characters` };
-      if (p.pages !== null && !(Array.isArray(p.pages) && p.pages.every((n) => Number.isInteger(n)))) {
-        return { ok: false, reason: 'decode.pages must be null or integers' };
+      // Each page once: a page listed again would be read again, a document's cost for a message's size.
+      if (p.pages !== null && !(Array.isArray(p.pages) && p.pages.every((n) => Number.isInteger(n)) && new Set(p.pages).size === p.pages.length)) {
+        return { ok: false, reason: 'decode.pages must be null or distinct integers' };
       }
       if (!isObject(p.options) || !(DECODE_MODES as readonly string[]).includes(String(p.options.mode))) {
         return { ok: false, reason: `decode.options.mode must be one of ${DECODE_MODES.join(', ')}` };
