@@ -1,5 +1,6 @@
 // The view keeps in step with what the reviewer does, in Chromium against a replayed three-page decode
-// (constructed events that follow the engine contract) served by the real server: a thumbnail clicked after
+// (constructed events that follow the engine contract) served by the real server: regions streamed together,
+// as the page pipeline streams a page's lines, keep their order and separators; a thumbnail clicked after
 // F8 moved to another page brings that page's text into the editor; Ctrl+= zooms one step from the fitted
 // page, as the + button does; what was said about one document goes when another is opened, in one
 // notification area that stays a few lines tall; a round whose tokens were taken back says what it wrote; and
@@ -7,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { appInBrowserForFile } from '../support/app-in-browser';
+import { appInBrowserForFile, savedDraft } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
-import { buildSyntheticDecode } from '../support/synthetic-decode';
+import { buildSyntheticDecode, interleaveRegions } from '../support/synthetic-decode';
 
 const session = appInBrowserForFile();
 
@@ -23,8 +24,18 @@ async function replayPage(batchMs: number, decode = buildSyntheticDecode({ pages
   return page;
 }
 
-async function decoded(): Promise<Page> {
-  const page = await replayPage(2);
+/**
+ * The three pages decoded; `interleaved`: as the page pipeline streams them, the regions of a page together,
+ * each page's first region a running header (which, unlike a title, has nothing written before its text).
+ */
+async function decoded(interleaved = false): Promise<Page> {
+  const decode = buildSyntheticDecode({ pages: 3 });
+  if (interleaved) {
+    const headed = decode.batches.map((batch) => batch.map((e) => (e.type === 'page_layout'
+      ? { ...e, regions: e.regions.map((r) => (r.kind === 'title' ? { ...r, kind: 'header' as const } : r)) } : e)));
+    decode.batches = interleaveRegions(headed);
+  }
+  const page = await replayPage(2, decode);
   await page.getByTestId('try-sample').click();
   await page.getByTestId('progress').and(page.locator('[data-phase=done]')).waitFor({ timeout: 60_000 });
   return page;
@@ -34,8 +45,20 @@ const pageNumber = (page: Page) => page.getByTestId('page-number').innerText();
 /** The editor shows its first line: the top of page 1's text. */
 const firstLineShown = (page: Page) => page.locator('.monaco-editor .line-numbers', { hasText: /^1$/ }).count();
 
+test('regions streamed together stand in reading order with their separators, as when streamed one by one', async () => {
+  const pages = [await decoded(), await decoded(true)];
+  try {
+    await pages[0]!.waitForTimeout(800);
+    const [one, together] = [(await savedDraft(pages[0]!))!.text, (await savedDraft(pages[1]!))!.text];
+    assert.match(one, /^# Quarterly Report on Reading Speed\n\nSelf-speculative decoding/);
+    assert.equal(together, one.replace(/^# |(?<=<!-- page \d -->\n\n)# /gm, ''), 'the same text, the headers not headings');
+  } finally {
+    for (const p of pages) await p.context().close();
+  }
+});
+
 test('a thumbnail clicked after F8 moved to another page brings that page\'s text into the editor', async () => {
-  const page = await decoded();
+  const page = await decoded(true);
   try {
     await page.locator('.monaco-editor .view-lines').click();
     await page.keyboard.press('Control+Home');

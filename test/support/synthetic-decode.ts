@@ -225,3 +225,31 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
   });
   return { doc, regions, batches, vocab };
 }
+
+/**
+ * The batches as the page pipeline sends a page read a batch of lines at a time: each page's regions all
+ * start first, then their rounds and tokens alternate, region by region, each region's events in their order.
+ */
+export function interleaveRegions(batches: SessionEvent[][]): SessionEvent[][] {
+  const out: SessionEvent[][] = [];
+  let page: Map<string, SessionEvent[][]> | null = null;
+  const flush = () => {
+    if (!page) return;
+    const queues = [...page.values()];
+    out.push(queues.map((q) => q.shift()!).flat());
+    while (queues.some((q) => q.length > 0)) for (const q of queues) if (q.length > 0) out.push(q.shift()!);
+  };
+  for (const batch of batches) {
+    if (batch[0]?.type === 'page_layout') {
+      flush();
+      out.push(batch);
+      page = new Map();
+      continue;
+    }
+    const region = batch.find((e): e is Extract<SessionEvent, { regionId: string }> => 'regionId' in e);
+    if (!page || !region) continue;
+    page.set(region.regionId, [...(page.get(region.regionId) ?? []), batch]);
+  }
+  flush();
+  return out;
+}

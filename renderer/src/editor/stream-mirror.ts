@@ -34,6 +34,8 @@ export class StreamMirror {
   private readonly tokenByDecoration = new Map<string, TokenRef>();
   private readonly regionByDecoration = new Map<string, string>();
   private readonly pagesBroken = new Set<number>();
+  /** Regions in the order they opened: the reading order, in which their texts stand. */
+  private readonly opened: string[] = [];
 
   constructor(private readonly model: Model) {}
 
@@ -49,6 +51,7 @@ export class StreamMirror {
     this.tokenByDecoration.clear();
     this.regionByDecoration.clear();
     this.pagesBroken.clear();
+    this.opened.length = 0;
     this.model.setValue(text);
     this.run = run;
     this.cursor = 0;
@@ -78,12 +81,14 @@ export class StreamMirror {
       const region = run.regions.get(op.regionId);
       if (op.op === 'open') {
         const page = region?.page ?? 0;
+        // The page pipeline opens a page's regions together, before any has text: what comes first is the
+        // first region opened, not the first to find the text empty.
+        const first = this.opened.length === 0 && this.model.getValueLength() === 0;
         if (page > 0 && !this.pagesBroken.has(page)) {
           this.pagesBroken.add(page);
-          this.insert(this.end(), (this.model.getValueLength() === 0 ? '' : '\n\n') + pageBreak(page));
+          this.insert(this.end(), (first ? '' : '\n\n') + pageBreak(page));
         }
-        const first = this.model.getValueLength() === 0;
-        this.openRegion(op.regionId, regionPrefix(region?.kind ?? 'text', first));
+        this.openRegion(op.regionId, regionPrefix(region?.kind ?? 'text', first && page === 0));
       } else if (op.op === 'retract') {
         this.retractTokens(op.regionId, op.index);
       } else if (op.op === 'close') {
@@ -186,6 +191,7 @@ export class StreamMirror {
 
   private openRegion(regionId: string, prefix: string): void {
     this.dropRegion(regionId);
+    this.opened.push(regionId);
     const at = this.end();
     const { start, end } = this.insert(at, prefix);
     const s = this.model.getPositionAt(start);
@@ -197,10 +203,27 @@ export class StreamMirror {
   private appendToRegion(regionId: string, text: string): { start: number; end: number } | null {
     const range = this.regionRange(regionId);
     if (!range) return null;
-    const { start, end } = this.insert({ lineNumber: range.endLineNumber, column: range.endColumn }, text);
+    const from = isEmpty(range) ? this.emptyRegionPlace(regionId, range) : this.model.getOffsetAt({ lineNumber: range.startLineNumber, column: range.startColumn });
+    const at = isEmpty(range) ? from : this.model.getOffsetAt({ lineNumber: range.endLineNumber, column: range.endColumn });
+    const { start, end } = this.insert(this.model.getPositionAt(at), text);
+    const s = this.model.getPositionAt(from);
     const e = this.model.getPositionAt(end);
-    this.setRegionRange(regionId, { ...range, endLineNumber: e.lineNumber, endColumn: e.column });
+    this.setRegionRange(regionId, { startLineNumber: s.lineNumber, startColumn: s.column, endLineNumber: e.lineNumber, endColumn: e.column });
     return { start, end };
+  }
+
+  /**
+   * Where a region with no text yet (the first, which has no separator before it) writes: an empty range has
+   * no edge text can be typed at, so text inserted where it stands (the next region's separator) may have
+   * carried it past. It belongs before the next region in reading order.
+   */
+  private emptyRegionPlace(regionId: string, range: Range): number {
+    const own = this.model.getOffsetAt({ lineNumber: range.startLineNumber, column: range.startColumn });
+    for (const next of this.opened.slice(this.opened.indexOf(regionId) + 1)) {
+      const after = this.regionRange(next);
+      if (after) return Math.min(own, this.model.getOffsetAt({ lineNumber: after.startLineNumber, column: after.startColumn }));
+    }
+    return own;
   }
 
   private appendTokens(run: DecodeRun, regionId: string, indices: number[]): void {
@@ -255,6 +278,8 @@ export class StreamMirror {
     this.model.deltaDecorations(regionDeco ? [...ids, regionDeco] : ids, []);
     if (regionDeco) this.regionByDecoration.delete(regionDeco);
     this.regionDecoration.delete(regionId);
+    const place = this.opened.indexOf(regionId);
+    if (place >= 0) this.opened.splice(place, 1);
     this.tokenDecorations.delete(regionId);
   }
 }
