@@ -81,15 +81,18 @@ export const MAX_OPEN_DOCUMENT_BYTES = 2 * MAX_DOCUMENT_BYTES;
 
 /**
  * What a searchable PDF export may carry and lay out, set from what the engine process can afford. Its cost
- * goes with the words laid out: about 2 KB of peak memory and 90 ms per thousand words (pdf-lib's operators in
- * the export's worker, the boxes in the engine). Measured on 2 cores with the text all one-letter words, the
- * dearest text per character: 100,000 words took the engine from 99 MB to a peak RSS of 386 MB in 9 s, and
- * with MAX_EXPORT_EVENTS token events besides from 161 MB to 524 MB in 20 s; the old limit of 64 M characters
- * (32 M words) took it past 5 GB and to SIGABRT. 100,000 words are 200 to 300 pages of prose; an edited text
- * with more is refused in one line before anything is laid out (edited-pdf.ts).
+ * goes with the characters of the words laid out (each word's and the space after it): pdf-lib shapes each
+ * word with fontkit and writes its operators in the export's worker, about 50 us and 1 to 2 KB a character,
+ * and the engine holds each word's boxes. Measured on 2 cores at this limit (the engine's peak RSS): 100,000
+ * one-letter words, the dearest per character, 87 -> 375 MB in 9 to 13 s, and with MAX_EXPORT_EVENTS token
+ * events besides 161 -> 524 MB in 20 s; 18,181 ten-letter words 100 -> 216 MB in 9 s; one word of 199,999
+ * letters 94 -> 354 MB in 9 s. The old limit of 64 M characters of text took the engine past 5 GB and to
+ * SIGABRT.
+ * 200,000 characters are 50 to 70 pages of prose; a text with more is refused in one line before anything is
+ * laid out (edited-pdf.ts).
  */
-export const MAX_EXPORT_WORDS = 100_000;
-/** Characters of an export's text: its words and their Markdown, many times over, but a bound on the split. */
+export const MAX_EXPORT_WORD_CHARS = 200_000;
+/** Characters of an export's text: its words, their Markdown and blank space, but a bound on the split. */
 export const MAX_EXPORT_TEXT_CHARS = 2 * 1024 * 1024;
 /** Decode events an export may carry: the tokens of its words, read one by one, and the pages' layouts. */
 export const MAX_EXPORT_EVENTS = 200_000;

@@ -3,7 +3,7 @@
 // CLI's PDF uses (searchable-pdf-output.ts). The window sends the text and the decode it shows: they are
 // what the user sees, whatever the engine ran (a saved run replayed after a reload, pages read again after a
 // crash), and both are hostile input, bounded at the edge (common/protocol.ts) and in every step here.
-import { MAX_EXPORT_WORDS, MAX_SEARCHABLE_PDF_BYTES, type DocumentInfo, type SessionEvent } from '../../common/protocol';
+import { MAX_EXPORT_WORD_CHARS, MAX_SEARCHABLE_PDF_BYTES, type DocumentInfo, type SessionEvent } from '../../common/protocol';
 import { editedPages, plainWords } from './edited-words';
 import { RunRecorder } from './run-recorder';
 import { SearchablePdfBuilder } from './searchable-pdf-output';
@@ -11,20 +11,25 @@ import { SearchablePdfBuilder } from './searchable-pdf-output';
 /** Exports under way in this engine process: one at a time, each holds a worker of up to 1 GB. */
 let exporting = false;
 
-/** The words editedPages lays out of `text`: its lines' plain words (a page break's line has none). */
-function layoutWords(text: string): number {
-  let words = 0;
-  for (const line of text.split('\n')) words += plainWords(line, true).length;
-  return words;
+/**
+ * The characters editedPages lays out of `text`: its lines' plain words (a page break's line has none), each
+ * with the space after it.
+ */
+function laidOutChars(text: string): number {
+  let chars = 0;
+  for (const line of text.split('\n')) for (const word of plainWords(line, true)) chars += word.length + 1;
+  return chars;
 }
 
 export async function editedSearchablePdf(doc: DocumentInfo, input: Uint8Array, events: readonly SessionEvent[], text: string): Promise<Uint8Array> {
   if (exporting) throw new Error('Another window or tab is exporting a searchable PDF; export this one when it has finished.');
   exporting = true;
   try {
-    // Every word laid out costs the engine about 2 KB (common/protocol.ts): counted before any is.
-    const words = layoutWords(text);
-    if (words > MAX_EXPORT_WORDS) throw new Error(`the edited text has ${words} words, more than the ${MAX_EXPORT_WORDS} an export lays out`);
+    // What is laid out costs the engine by the character (common/protocol.ts): counted before any is.
+    const chars = laidOutChars(text);
+    if (chars > MAX_EXPORT_WORD_CHARS) {
+      throw new Error(`the edited text's words hold ${chars} characters, more than the ${MAX_EXPORT_WORD_CHARS} an export lays out`);
+    }
     const recorder = new RunRecorder();
     recorder.record([...events]);
     const pageCount = doc.pages.length;
