@@ -1,9 +1,9 @@
 // The page service, as the OCRmyPDF plugin drives it: one process, the model loaded once, pages read on
-// request. A request it cannot use (not JSON, a line of 600 MB, a relative path, a missing image, a PDF) is
-// answered with one error line and the next page is still read; a page image larger than it was read at gets
-// its hOCR in its own pixels and resolution.
+// request. A request it cannot use (not JSON, a line of 600 MB, a relative path, a missing image, a PDF, an
+// output that is a pipe) is answered with one error line and the next page is still read; a page image larger
+// than it was read at gets its hOCR in its own pixels and resolution.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { MAX_PAGE_PIXELS } from './pipeline/source/page-source';
 
 const ROOT = join(__dirname, '..', '..');
 
-test('page service: pages read on request in one process, bad requests answered and survived', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {
+test('page service: pages read on request in one process, bad requests answered and survived', { skip: !existsSync(addonPath()) && 'native engine not built' }, async (t) => {
   const { writeTinyCheckpoint } = (await import(join(ROOT, 'native', 'test', 'tiny-checkpoint.mjs'))) as { writeTinyCheckpoint(name: string): string };
   const model = writeTinyCheckpoint('page-service');
   const dir = mkdtempSync(join(tmpdir(), 'saccade-page-service-'));
@@ -28,6 +28,8 @@ test('page service: pages read on request in one process, bad requests answered 
   writeFileSync(join(dir, 'doc.pdf'), readFileSync(join(ROOT, 'assets', 'samples', 'two-page-report.pdf')));
 
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'page-service.ts'), '--model', model], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  // A failed assertion must not leave the service waiting for input, and the test with it.
+  t.after(() => child.kill());
   const replies = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => JSON.parse((await replies.next()).value as string) as Record<string, unknown>;
   const ask = (request: unknown) => child.stdin!.write(`${typeof request === 'string' ? request : JSON.stringify(request)}\n`);
@@ -51,6 +53,13 @@ test('page service: pages read on request in one process, bad requests answered 
   assert.deepEqual(await next(), { id: 2, error: 'no such file' });
   ask(page(3, join(dir, 'doc.pdf')));
   assert.deepEqual(await next(), { id: 3, error: 'a page image is PNG, JPEG or TIFF, not PDF' });
+  // An output that is a pipe nobody reads: its open once waited forever, and every request after it with it.
+  const blank = join(dir, 'blank.png');
+  await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).png().toFile(blank);
+  const fifo = join(dir, 'fifo.hocr');
+  execFileSync('mkfifo', [fifo]);
+  ask({ ...page(6, blank), hocr: fifo });
+  assert.deepEqual(await next(), { id: 6, error: `${fifo}: not a regular file` });
   ask(page(4, photo));
   const read = await next();
   assert.equal(read.id, 4);

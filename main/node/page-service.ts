@@ -6,7 +6,7 @@
 // is answered, in order, with {"id": 1, "words": N} once the page's hOCR and plain text are written, or with
 // {"id": 1, "error": "one line"}, and the service goes on. It ends when its input ends. The hOCR is in the
 // image's own pixels, at its own resolution (scan_res), even where the page was read scaled down.
-import { writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../common/engine-types';
 import type { Box, PageInfo } from '../../common/protocol';
@@ -61,6 +61,27 @@ function plainText(regions: readonly HocrRegion[]): string {
     .join('\n');
 }
 
+/**
+ * Writes an output file, which must be a regular file (or not exist yet). A pipe that nobody reads would hold
+ * the service forever on its open: O_NONBLOCK makes that open fail at once instead.
+ */
+function writeOutput(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK | constants.O_NOCTTY, 0o666);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`${path}: ${code === 'ENXIO' ? 'not a regular file' : (err as Error).message}`);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path}: not a regular file`);
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function readPage(model: NativeModel, options: DecodeOptions, request: PageRequest): Promise<number> {
   const bytes = readInput(request.image);
   const doc = await openDocument('page', bytes);
@@ -82,8 +103,8 @@ async function readPage(model: NativeModel, options: DecodeOptions, request: Pag
     });
     if (cancelled || !decoded) throw new Error('the page was not read');
     const regions = scaleRegions(recorder.pageWords(0), s);
-    writeFileSync(request.hocr, hocrHead({ ...doc.info, pages: [page] }) + hocrPage(page, regions, recorder.pageTextAngle(0)) + HOCR_TAIL);
-    writeFileSync(request.text, plainText(regions));
+    writeOutput(request.hocr, hocrHead({ ...doc.info, pages: [page] }) + hocrPage(page, regions, recorder.pageTextAngle(0)) + HOCR_TAIL);
+    writeOutput(request.text, plainText(regions));
     return regions.reduce((n, r) => n + r.lines.reduce((m, l) => m + l.words.length, 0), 0);
   } finally {
     doc.close();
