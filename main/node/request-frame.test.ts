@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkRequest, MAX_EXPORT_VALUES, MAX_UPLOAD_MESSAGE_BYTES, requestBudget } from '../../common/protocol';
+import { checkRequest, MAX_EXPORT_MESSAGE_BYTES, MAX_EXPORT_VALUES, MAX_UPLOAD_MESSAGE_BYTES, requestBudget } from '../../common/protocol';
 import { frameRefusal, frameShape } from './request-frame';
 
 const frame = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
@@ -50,4 +50,16 @@ test('each request kind is held to its own size and count of values before it is
   const upload = frame({ kind: 'request', id: 1, name: 'openDocument', params: { name: 'scan.png', bytes: 'A'.repeat(2 ** 20) } });
   assert.equal(frameRefusal(upload), null);
   assert.equal(requestBudget('openDocument').bytes, MAX_UPLOAD_MESSAGE_BYTES);
+});
+
+test('a message larger than anything but an upload is read outside its strings only as far as an upload may be', () => {
+  const blank = Buffer.alloc(MAX_EXPORT_MESSAGE_BYTES + 1, ' ');
+  blank.write('{"kind":"request","id":1,"name":"exportSearchablePdf","params":{');
+  blank.write('}}', blank.length - 2);
+  assert.equal(frameRefusal(blank), `a message over ${MAX_EXPORT_MESSAGE_BYTES} bytes is an upload, with at most 65536 bytes outside its strings`);
+  assert.equal(frameShape(blank, 65_536).bare, 65_537, 'the scan stops there');
+  const upload = Buffer.alloc(MAX_EXPORT_MESSAGE_BYTES + 1, 'A');
+  upload.write('{"kind":"request","id":1,"name":"openDocument","params":{"name":"scan.png","bytes":"');
+  upload.write('"}}', upload.length - 3);
+  assert.equal(frameRefusal(upload), null);
 });
