@@ -38,7 +38,8 @@ function readAtMost(fd: number, expected: number, max: number): Uint8Array | nul
       filled = 0;
     }
   }
-  if (parts.length === 0) return part.subarray(0, filled);
+  // An honest file's buffer is its own; a short file's is cut to size rather than held whole.
+  if (parts.length === 0) return filled === part.length - 1 ? part.subarray(0, filled) : part.slice(0, filled);
   parts.push(part.subarray(0, filled));
   const whole = new Uint8Array(total);
   let at = 0;

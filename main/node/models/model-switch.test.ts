@@ -110,7 +110,8 @@ test('model files that are not regular files, or larger than they can be, are re
   ftruncateSync(fd, 2 ** 31);
   closeSync(fd);
   await assert.rejects(ask('switchModel', { dir: big }), /config\.json is 2147483648 bytes, more than such a file can be/);
-  // A GLM-OCR folder's chat template and a weight shard were once looked for by opening them, which waits on a FIFO.
+  // A GLM-OCR folder's chat template and a weight shard were once looked for by opening them, which waits on a
+  // FIFO.
   for (const name of ['chat_template.jinja', 'model-00002-of-00002.safetensors']) {
     const dir = glmCopy();
     rmSync(join(dir, name), { force: true });
