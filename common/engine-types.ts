@@ -214,8 +214,10 @@ export interface EngineInfo {
   backends: string[];
   backend: string;
   cpuFeatures: Record<string, boolean>;
-  /** The SIMD kernel set picked at run time (generic, avx2, avx512). */
+  /** The SIMD kernel set picked at run time (generic, avx2, avx512, avx512-bf16, avx512-amx). */
   cpuKernels: string;
+  /** Every kernel set this CPU can run; SACCADE_CPU_KERNELS=<one of them> forces it. */
+  cpuKernelSets: string[];
   threads: number;
 }
 

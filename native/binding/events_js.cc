@@ -150,6 +150,9 @@ Napi::Object info_to_js(Napi::Env env, const EngineInfo& i) {
   for (const auto& kv : i.cpu_features) f.Set(kv.first, kv.second);
   o.Set("cpuFeatures", f);
   o.Set("cpuKernels", i.cpu_kernels);
+  Napi::Array sets = Napi::Array::New(env, i.cpu_kernel_sets.size());
+  for (size_t k = 0; k < i.cpu_kernel_sets.size(); ++k) sets.Set(uint32_t(k), i.cpu_kernel_sets[k]);
+  o.Set("cpuKernelSets", sets);
   o.Set("threads", i.threads);
   return o;
 }

@@ -17,6 +17,7 @@ EngineInfo engine_info() {
   const CpuFeatures& f = cpu_features();
   i.cpu_features = {{"avx2", f.avx2}, {"fma", f.fma}, {"f16c", f.f16c}, {"avx512f", f.avx512f}, {"avx512bf16", f.avx512bf16}};
   i.cpu_kernels = cpu::best_kernels().isa;
+  for (const cpu::Kernels* k : cpu::runnable_kernels()) i.cpu_kernel_sets.push_back(k->isa);
   i.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   return i;
 }

@@ -1,6 +1,8 @@
 // CPU kernels against naive references, and the width-independence that byte-identity rests on.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <cmath>
 #include <random>
 
@@ -348,4 +350,19 @@ TEST(softmax_rows_is_accurate_and_thread_independent) {
       CHECK_MSG(std::fabs(one[size_t(r) * cols + j] - want) <= 2e-6 * want + 1e-12, "row " << r << " class " << j);
     }
   }
+}
+
+// SACCADE_CPU_KERNELS picks any set the CPU runs, by its name; one it cannot run, or no set at all, is refused
+// with the names of those it can.
+TEST(cpu_kernels_are_forced_by_name_and_refused_where_the_cpu_lacks_them) {
+  const char* before = std::getenv("SACCADE_CPU_KERNELS");
+  const std::string saved = before ? before : "";
+  for (const cpu::Kernels* k : cpu::runnable_kernels()) {
+    setenv("SACCADE_CPU_KERNELS", k->isa, 1);
+    CHECK(std::string(cpu::best_kernels().isa) == k->isa);
+  }
+  setenv("SACCADE_CPU_KERNELS", "avx1024", 1);
+  CHECK_THROWS_WITH(cpu::best_kernels(), "this CPU runs generic");
+  if (before) setenv("SACCADE_CPU_KERNELS", saved.c_str(), 1);
+  else unsetenv("SACCADE_CPU_KERNELS");
 }

@@ -13,6 +13,7 @@
 
 #include "backend/cpu/kernels.h"
 #include "util/cpu_features.h"
+#include "util/error.h"
 
 namespace saccade::cpu {
 
@@ -88,9 +89,28 @@ const Kernels& measured_avx512(const CpuFeatures& f) {
 
 }  // namespace
 
+std::vector<const Kernels*> runnable_kernels() {
+  const CpuFeatures& f = cpu_features();
+  std::vector<const Kernels*> sets{&kernels_generic()};
+  if (!(f.fma && f.f16c)) return sets;
+  if (f.avx2) sets.push_back(&kernels_avx2());
+  if (f.avx512f) sets.push_back(&kernels_avx512());
+  if (f.avx512f && f.avx512bf16) sets.push_back(&kernels_avx512_bf16());
+  if (f.avx512f && f.avx512bf16 && amx_usable()) sets.push_back(&kernels_amx());
+  return sets;
+}
+
 const Kernels& best_kernels(bool bf16_pairs) {
   const CpuFeatures& f = cpu_features();
-  if (std::getenv("SACCADE_CPU_GENERIC")) return kernels_generic();
+  if (const char* named = std::getenv("SACCADE_CPU_KERNELS"); named && *named) {
+    std::string names;
+    for (const Kernels* k : runnable_kernels()) {
+      if (k->isa == std::string(named))
+        return bf16_pairs || !k->gemm_bf16_pairs ? *k : kernels_avx512();  // fp32 asked for: the same set's fp32 sums
+      names += std::string(names.empty() ? "" : ", ") + k->isa;
+    }
+    throw EngineError("SACCADE_CPU_KERNELS=" + std::string(named) + ": this CPU runs " + names);
+  }
   if (f.avx512f && f.fma && f.f16c) {
     static const Kernels& measured = measured_avx512(f);
     return bf16_pairs ? measured : kernels_avx512();

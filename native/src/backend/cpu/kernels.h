@@ -2,6 +2,7 @@
 // CPU kernels compiled once per instruction set (kernels_generic.cc, kernels_avx2.cc, kernels_avx512.cc from
 // the same template, kernels_impl.inl) and picked at run time by cpuid.
 #include <cstdint>
+#include <vector>
 
 #include "backend/backend.h"
 
@@ -71,8 +72,12 @@ const Kernels& kernels_avx512();
 const Kernels& kernels_avx512_bf16();  // kernels_avx512() with the bf16 pair products
 const Kernels& kernels_amx();          // kernels_avx512_bf16() with the pair products on AMX tiles
 bool amx_usable();                      // cpuid lists AMX BF16 and the OS grants this process its tile state
+// The kernel sets this CPU can run, narrowest first (their `isa` names: generic, avx2, avx512, avx512-bf16,
+// avx512-amx).
+std::vector<const Kernels*> runnable_kernels();
 // AVX-512 (with the bf16 pair products, on AMX tiles or AVX-512 BF16, where wanted, present and measured faster
-// than fp32 here) > AVX2 > generic by cpuid; SACCADE_CPU_GENERIC=1 forces the portable kernels.
+// than fp32 here) > AVX2 > generic by cpuid. SACCADE_CPU_KERNELS=<isa> forces one of runnable_kernels() (a
+// developer on an AVX-512 machine measures the AVX2 path users have); naming one this CPU cannot run throws.
 const Kernels& best_kernels(bool bf16_pairs = true);
 
 }  // namespace saccade::cpu
