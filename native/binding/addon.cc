@@ -188,7 +188,13 @@ class LoadWorker : public Napi::AsyncWorker {
   std::shared_ptr<ModelHandle> handle_;
 };
 
-Napi::Value Info(const Napi::CallbackInfo& info) { return info_to_js(info.Env(), engine_info()); }
+Napi::Value Info(const Napi::CallbackInfo& info) {
+  try {
+    return info_to_js(info.Env(), engine_info());
+  } catch (const std::exception& e) {  // a kernel set named in SACCADE_CPU_KERNELS that this CPU cannot run
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+}
 
 // loadModel(dir, { threads?, backend?, reducedPrecision? }) -> Promise<Model>
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {

@@ -33,6 +33,24 @@ test('info reports backends and run-time CPU features', () => {
   assert.equal(info.backend, 'cpu');
   for (const f of ['avx2', 'fma', 'f16c', 'avx512f']) assert.equal(typeof info.cpuFeatures[f], 'boolean');
   assert.ok(info.threads >= 1);
+  assert.ok(info.cpuKernelSets.includes('generic') && info.cpuKernelSets.includes(info.cpuKernels));
+});
+
+test('SACCADE_CPU_KERNELS forces a kernel set; one the CPU lacks is an error, not a crash', async () => {
+  const saved = process.env.SACCADE_CPU_KERNELS;
+  try {
+    process.env.SACCADE_CPU_KERNELS = 'generic';
+    assert.equal(addon.info().cpuKernels, 'generic');
+    const model = await addon.loadModel(modelDir, { threads: 1 });
+    assert.equal(model.info().cpuKernels, 'generic');
+    model.close();
+    process.env.SACCADE_CPU_KERNELS = 'avx1024';
+    assert.throws(() => addon.info(), /SACCADE_CPU_KERNELS=avx1024: this CPU runs generic/);
+    await assert.rejects(addon.loadModel(modelDir, { threads: 1 }), /this CPU runs generic/);
+  } finally {
+    if (saved === undefined) delete process.env.SACCADE_CPU_KERNELS;
+    else process.env.SACCADE_CPU_KERNELS = saved;
+  }
 });
 
 test('loads a checkpoint and describes it', async () => {
