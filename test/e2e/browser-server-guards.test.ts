@@ -4,14 +4,15 @@
 // one's events and cannot act on its documents. Traffic goes to 127.0.0.1 only; other names are mapped there.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import WebSocket from 'ws';
 import { DEFAULT_DECODE_OPTIONS } from '../../common/engine-types';
-import type { DocumentInfo } from '../../common/protocol';
+import type { DocumentInfo, ResponseMessage } from '../../common/protocol';
 import { startApp, type RunningApp } from '../support/app-server';
 import { launchChromium } from '../support/browser';
 import { EngineSocket, servedAddress, type ServedAddress } from '../support/engine-socket';
@@ -195,4 +196,35 @@ test('two connections are two sessions: same request ids, separate events and do
   assert.deepEqual(other.events, [], 'the other connection saw none of the decode');
   assert.deepEqual((await user.request('closeDocument', { docId }, 5)).result, { closed: true });
   await Promise.all([user.close(), other.close()]);
+});
+
+/** `pid` and every process under it (Linux /proc). */
+function processTree(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`)
+    .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** The most memory a process has held so far, in MB (Linux reports it as VmHWM). */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+test('a wide message is refused from its bytes: neither the server nor the engine grows, and the other tab is answered', { skip: noEngine }, async () => {
+  const other = await EngineSocket.open(address);
+  assert.equal((await other.request('hello', {}, 1)).ok, true, 'the engine is up');
+  const [server, engine] = ['out/main/server.js', 'engine-host.js'].map((script) => processTree(app.process.pid!)
+    .find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script))!);
+  const before = [server!, engine!].map(peakRssMb);
+  const wide = new WebSocket(`ws://127.0.0.1:${address.port}/ws?token=${address.token}`);
+  await new Promise((resolve, reject) => { wide.once('open', resolve); wide.once('error', reject); });
+  const answer = new Promise<ResponseMessage>((resolve) => wide.once('message', (d) => resolve(JSON.parse(String(d)) as ResponseMessage)));
+  // 21 MB of empty arrays under a hello: parsed whole, such a message took the server and the engine to 1.1 GB
+  // each and kept other tabs waiting 30 s (issue 59).
+  wide.send(`{"kind":"request","id":5,"name":"hello","params":{"x":[${'[],'.repeat(7_000_000)}[]]}}`);
+  assert.equal((await other.request('hello', {}, 2)).ok, true);
+  assert.deepEqual(await answer, { kind: 'response', id: 5, ok: false, error: 'rejected: no request holds more than 4000000 values' });
+  const [serverGrew, engineGrew] = [server!, engine!].map((pid, i) => peakRssMb(pid) - before[i]!);
+  assert.ok(serverGrew! < 100, `the server grew by ${serverGrew!.toFixed(0)} MB for a 21 MB message`);
+  assert.ok(engineGrew! < 20, `the engine grew by ${engineGrew!.toFixed(0)} MB`);
+  wide.terminate();
+  await other.close();
 });
