@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 import { DEFAULT_DECODE_OPTIONS } from '../../common/engine-types';
-import type { DocumentInfo, ResponseMessage } from '../../common/protocol';
+import { MAX_EXPORT_TEXT_CHARS, MAX_EXPORT_WORD_CHARS, type DocumentInfo, type ResponseMessage } from '../../common/protocol';
 import { startApp, type RunningApp } from '../support/app-server';
 import { launchChromium } from '../support/browser';
 import { EngineSocket, servedAddress, type ServedAddress } from '../support/engine-socket';
@@ -227,4 +227,25 @@ test('a wide message is refused from its bytes: neither the server nor the engin
   assert.ok(engineGrew! < 20, `the engine grew by ${engineGrew!.toFixed(0)} MB`);
   wide.terminate();
   await other.close();
+});
+
+test('an export of the longest text a tab may send is refused in one line; the engine and another tab\'s document go on', { skip: noEngine }, async () => {
+  const user = await EngineSocket.open(address);
+  const other = await EngineSocket.open(address);
+  const open = async (socket: EngineSocket) => {
+    const opened = await socket.request('openSample', { name: 'scanned-page.png' }, 1);
+    assert.equal(opened.ok, true, opened.error);
+    return (opened.result as { doc: DocumentInfo }).doc.docId;
+  };
+  const [userDoc, otherDoc] = [await open(user), await open(other)];
+  const engine = processTree(app.process.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engine-host.js'))!;
+  const before = peakRssMb(engine);
+  // 2 M characters of one-letter words: at the old limit of 64 M such an export took the engine past 5 GB and
+  // to SIGABRT, with every tab's documents (issue 59).
+  const exported = await user.request('exportSearchablePdf', { docId: userDoc, text: 'a '.repeat(MAX_EXPORT_TEXT_CHARS / 2), events: [] }, 2);
+  assert.equal(exported.error, `the edited text's words hold ${MAX_EXPORT_TEXT_CHARS} characters, more than the ${MAX_EXPORT_WORD_CHARS} an export lays out`);
+  const grown = peakRssMb(engine) - before;
+  assert.ok(grown < 200, `the engine grew by ${grown.toFixed(0)} MB`);
+  assert.deepEqual((await other.request('closeDocument', { docId: otherDoc }, 2)).result, { closed: true }, 'the other tab\'s document is still open');
+  await Promise.all([user.close(), other.close()]);
 });
