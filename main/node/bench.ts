@@ -1,9 +1,11 @@
 // `npm run bench -- [--json FILE] [--per-type N] [--real N] [--pages N] [--passes N] [--data DIR] [--regions DIR]
-//   [--model DIR] [--focal-layers N]`
+//   [--model DIR] [--focal-layers N] [--kernel-sets avx2,avx512,...] [--pages-only]`
 // Runs the shipped model over a fixed evaluation set and measures, side by side in one run: AR, self-spec
 // (B=32), self-spec with the automatic block size, pure diffusion (tau_c 0.7/0.9/0.99), each with and without
 // visual fixation, plus the engine's forward cost by width, the line encoder against onnxruntime, and whole
-// real pages through the page pipeline in AR and self-spec. Keys are documented in docs/benchmark.md.
+// real pages through the page pipeline in AR and self-spec, that section again on every CPU kernel set the machine
+// runs (pages_by_kernels; --kernel-sets names them), and with --pages-only the page section alone. Keys are
+// documented in docs/benchmark.md.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,16 +13,20 @@ import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../
 import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
 import { lineEncoderSection } from './bench/line-encoder';
 import { pageSection } from './bench/page-section';
+import { defaultKernelSets, pagesByKernelSet } from './bench/pages-by-kernels';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
 import { defaultModelDir, loadAddon, resourceRoot } from './native-addon';
 import { wholeNumber } from './number-options';
 import { ReaderEngines } from './reader-engines';
 
-interface Args { json: string | null; perType: number; real: number; pages: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number }
+interface Args {
+  json: string | null; perType: number; real: number; pages: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number;
+  kernelSets: string[] | null; pagesOnly: boolean;
+}
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { json: null, perType: 6, real: 6, pages: 10, passes: 3, data: null, regions: null, model: defaultModelDir(), focalLayers: DEFAULT_DECODE_OPTIONS.fixation.focalLayers };
+  const a: Args = { json: null, perType: 6, real: 6, pages: 10, passes: 3, data: null, regions: null, model: defaultModelDir(), focalLayers: DEFAULT_DECODE_OPTIONS.fixation.focalLayers, kernelSets: null, pagesOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
@@ -34,6 +40,8 @@ function parseArgs(argv: string[]): Args {
       case '--model': a.model = v ?? a.model; i++; break;
       // The engine checks it against the model's decoder layers.
       case '--focal-layers': a.focalLayers = wholeNumber('--focal-layers', v ?? '', 1, 64); i++; break;
+      case '--kernel-sets': a.kernelSets = (v ?? '').split(',').filter(Boolean); i++; break;
+      case '--pages-only': a.pagesOnly = true; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -123,6 +131,8 @@ async function main(): Promise<void> {
     console.error(`bench: ${(err as Error).message}`);
     process.exit(2);
   }
+  const dataRoot = args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev');
+  if (args.pagesOnly) return pagesOnly(args, dataRoot);
   const regions = args.regions
     ? readBenchRegions(args.regions)
     : makeBenchRegions(mkdtempSync(join(tmpdir(), 'saccade-bench-')), args.perType, args.real, args.data);
@@ -165,7 +175,11 @@ async function main(): Promise<void> {
   });
   fp32.close();
   const pages = args.pages > 0
-    ? await pageSection(model, await engines.forPages(args.pages), args.data ?? join(resourceRoot(), '..', 'shared', 'data', 'real-dev'), args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line))
+    ? await pageSection(model, await engines.forPages(args.pages), dataRoot, args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line))
+    : null;
+  await engines.close();
+  const pagesByKernels = args.pages > 0
+    ? pagesByKernelSet(args.kernelSets ?? defaultKernelSets(addon.info().cpuKernelSets), { script: process.argv[1]!, pages: args.pages, model: modelDir, data: args.data }, (line) => console.log(line))
     : null;
 
   const report = {
@@ -198,7 +212,9 @@ async function main(): Promise<void> {
     forward_cost: cost.widths.map((w, i) => ({ width: w, seconds: cost.seconds[i] })),
     achieved: { width_1: achieved(1), width_33: achieved(33) },
     line_encoder: lineEncoder,
+    cpu_kernels: addon.info().cpuKernels,
     pages,
+    pages_by_kernels: pagesByKernels,
     machine_peak: { gflops: round(sgemmPeak, 1), copy_gbs: round(copyBandwidthGBs(), 1) },
     configs: [...results.values()].map((o) => ({
       name: o.name, tokens: sum(o, (r) => r.stats.tokens), forwards: sum(o, (r) => r.stats.forwards),
@@ -206,10 +222,21 @@ async function main(): Promise<void> {
       tokens_per_forward: round(tokensPerForward(o), 3),
     })),
   };
-  await engines.close();
   const text = JSON.stringify(report, null, 2);
   if (args.json) writeFileSync(args.json, text + '\n');
   console.log(text);
+}
+
+/** The page section alone, on the kernels this process was given (pages_by_kernels runs it once per set). */
+async function pagesOnly(args: Args, dataRoot: string): Promise<void> {
+  const addon = loadAddon();
+  const engines = new ReaderEngines(addon, args.model);
+  const model = await engines.first();
+  const pages = await pageSection(model, await engines.forPages(args.pages), dataRoot, args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line));
+  await engines.close();
+  const text = JSON.stringify({ cpu_kernels: model.info().cpuKernels, pages }, null, 2);
+  if (args.json) writeFileSync(args.json, text + '\n');
+  else console.log(text);
 }
 
 main().catch((err: unknown) => {

@@ -10,7 +10,7 @@ import type { Transport } from '../../renderer/src/transport/transport';
 
 type Handlers = { [N in RequestName]?: (params: RequestMap[N][0]) => Promise<RequestMap[N][1]> };
 
-const ENGINE: EngineInfo = { version: 'test', backends: ['cpu'], backend: 'cpu', cpuFeatures: {}, cpuKernels: 'generic', threads: 1 };
+const ENGINE: EngineInfo = { version: 'test', backends: ['cpu'], backend: 'cpu', cpuFeatures: {}, cpuKernels: 'generic', cpuKernelSets: ['generic'], threads: 1 };
 const EMBEDDED: ModelInfo = { name: 'saccade-ocr-tiny', parameters: 5e6, path: '/app/models/saccade-ocr-tiny', mtpHead: true, drafter: true, modelType: 'saccade_ocr', card: '# Tiny', embedded: true };
 const GLM: ModelInfo = { name: 'glm-ocr', parameters: 9e8, path: '/models/glm-ocr', mtpHead: true, drafter: false, modelType: 'glm_ocr', card: null, embedded: false };
 

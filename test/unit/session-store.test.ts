@@ -95,7 +95,7 @@ test('an engine crash keeps the run, and restarting reopens the document and dec
   let decodes = 0;
   const fake = fakeTransport({
     // A restarted engine is asked which model it runs before the document is opened again.
-    hello: async () => ({ engine: { version: 'test', backends: ['cpu'], backend: 'cpu', cpuFeatures: {}, cpuKernels: 'generic', threads: 1 },
+    hello: async () => ({ engine: { version: 'test', backends: ['cpu'], backend: 'cpu', cpuFeatures: {}, cpuKernels: 'generic', cpuKernelSets: ['generic'], threads: 1 },
       model: { name: 'saccade-ocr-tiny', parameters: 0, path: '', mtpHead: false, drafter: true, modelType: 'saccade_ocr', card: null, embedded: true } }),
     openSample: async () => ({ doc: { ...synthetic.doc, docId: decodes === 0 ? synthetic.doc.docId : 'reopened' }, bytes: page }),
     decode: async () => {
