@@ -1,8 +1,8 @@
 // The editor's preview in Chromium, against a replayed decode (constructed events that follow the engine
 // contract) served by the real server: the model's table, one line of <table><tr><td> in the editor, is a
-// table in the preview; a cell clicked there selects its source in the editor, so typing replaces that cell's
-// text and nothing else; and the Markdown stays the truth, the preview following it. Text that reads as HTML
-// is shown as text.
+// table in the preview; a cell clicked there selects its source in the editor (so typing replaces that
+// cell's text and nothing else) and is shown where it was read on the page; and the Markdown stays the
+// truth, the preview following it. Text that reads as HTML is shown as text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { appInBrowserForFile, savedDraft } from '../support/app-in-browser';
@@ -32,6 +32,8 @@ test('the preview renders the table, and a cell clicked there selects its source
     assert.equal(await preview.locator('h1').innerText(), 'Quarterly Report on Reading Speed');
 
     await table.locator('td', { hasText: '3.41' }).click();
+    // The cell is shown where it was read on the page.
+    await page.getByTestId('spotlight').waitFor({ timeout: 5_000 });
     await page.keyboard.type('3.45');
     await table.locator('td', { hasText: '3.45' }).waitFor({ timeout: 5_000 });
     await page.waitForTimeout(800);

@@ -205,6 +205,9 @@ export function MarkdownEditor() {
         editor.setSelection(range);
         editor.revealRangeInCenterIfOutsideViewport(range);
         editor.focus();
+        // What the selection was read from is shown on its page, as for a word to check.
+        const tokens = mirror.tokensIn(range);
+        if (tokens.length > 0) actions.spotlight(tokens);
       },
       onTextChange: (listener) => {
         textListeners.add(listener);
