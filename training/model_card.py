@@ -152,8 +152,14 @@ unchanged. Everything else in this checkpoint was trained by Saccade's training/
 
 
 def last_row(run_dir):
-    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip()]
-    return [r for r in recs if "loss" in r][-1]
+    """A run's last logged step, time and loss: from its log where the run is here, else from the runs'
+    summary (training/runs/summary.json), which keeps them for runs whose logs are no longer tracked."""
+    log = os.path.join(run_dir, "log.jsonl")
+    if os.path.exists(log):
+        recs = [json.loads(l) for l in open(log) if l.strip()]
+        return [r for r in recs if "loss" in r][-1]
+    summary = json.load(open(os.path.join(os.path.dirname(os.path.normpath(run_dir)), "summary.json")))
+    return summary[os.path.basename(os.path.normpath(run_dir))]
 
 
 def line_runs(earlier, run_dir, compute):
@@ -269,8 +275,7 @@ way, so speculation stays identical to AR; `--no-reading-prior` reads with the d
 def mtp_line_training(run_dir):
     if not run_dir:
         return ""
-    recs = [json.loads(l) for l in open(os.path.join(run_dir, "log.jsonl")) if l.strip() and "loss" in l]
-    last = recs[-1]
+    last = last_row(run_dir)
     command = open(os.path.join(run_dir, "command.txt")).read().strip()
     return f"""- MTP head: run `training/runs/{os.path.basename(os.path.normpath(run_dir))}/`, trained onto the finished model with everything else
   frozen (its outputs are unchanged): {last['step']} steps, {last['time'] / 60:.0f} minutes; final chain loss {last['loss']:.3f}.
