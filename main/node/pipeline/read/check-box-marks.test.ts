@@ -10,7 +10,7 @@ import type { SessionEvent } from '../../../../common/protocol';
 import { defaultModelDir, loadAddon, type NativeModel } from '../../native-addon';
 import { decodeDocument, openDocument } from '../index';
 import { withCheckBoxes, type CheckBoxCandidate } from './check-box-marks';
-import type { PageCrop } from './page-analysis';
+import type { PageCrop } from './page-crop';
 import { renderTable } from '../write/table-markup';
 
 const FORM = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'pages', 'form-check-boxes.png');

@@ -12,7 +12,7 @@ import { median, type GrayImage } from '../gray-image';
 import { emptyStats } from './event-relay';
 import { cropLine, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView } from './line-views';
-import type { PageCrop } from './page-analysis';
+import type { PageCrop } from './page-crop';
 import type { CheckMark } from '../write/check-marks';
 import type { TableMarkup } from '../write/table-markup';
 

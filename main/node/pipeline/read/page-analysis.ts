@@ -1,7 +1,7 @@
 // One page from raster to engine inputs: detect (detect/), assemble (assemble/), and cut the crops the reader
 // reads best: text as single lines along their own direction, table cells as lines, formulas whole. Region
 // and crop boxes go back to source page coordinates for the UI.
-import type { RegionInput, RegionKind } from '../../../../common/engine-types';
+import type { RegionKind } from '../../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../../common/protocol';
 import type { NativePageAnalysis } from '../../native-addon';
 import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from '../assemble/page-layout';
@@ -12,7 +12,7 @@ import type { GrayImage } from '../gray-image';
 import { checkBoxCandidates, type CheckBoxCandidate, type MarkableLine } from './check-box-marks';
 import { cropBounds, cropLine, inkWords, type LineCrop } from './line-crop';
 import { LINE_VIEWS, lineView, type LineView } from './line-views';
-import type { CheckMark } from '../write/check-marks';
+import type { PageCrop } from './page-crop';
 import { tableMarkup, type TableMarkup } from '../write/table-markup';
 
 export interface PageAnalysisOptions {
@@ -30,25 +30,6 @@ export interface PageAnalysisOptions {
 }
 
 export const DEFAULT_PAGE_ANALYSIS: PageAnalysisOptions = { tables: 'cells', pageIsTable: false, lineViews: LINE_VIEWS, dropUnsure: true };
-
-export interface PageCrop {
-  /** The id the crop's events carry once one reading of it is kept: `region/line`. */
-  id: string;
-  kind: RegionKind;
-  /** What the engine reads: a text line in each line view (ids `region/line#view`), a table or formula whole. */
-  views: RegionInput[];
-  /** Layout region this crop belongs to, and its line index within it. */
-  regionId: string;
-  line: number;
-  /** The crop's bounds in source page pixels (where its fixations lie). */
-  box: Box;
-  /** The direction its text runs in on the page (radians, y down): its image's x axis, and its fixations'. */
-  angle: number;
-  /** A line's groups of ink (about its words), in source page pixels; empty for a crop read whole. */
-  inkWords: Box[];
-  /** A confirmed check box (no views): the mark written for it, unread (check-box-marks.ts). */
-  checkBox?: CheckMark;
-}
 
 export interface AnalysedPage {
   page: number;
