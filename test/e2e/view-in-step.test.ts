@@ -74,6 +74,14 @@ test('a thumbnail clicked after F8 moved to another page brings that page\'s tex
     await page.locator('.monaco-editor .line-numbers', { hasText: /^1$/ }).waitFor({ timeout: 5_000 });
     await page.locator('.thumb').nth(2).click();
     await page.locator('.view-line', { hasText: '<!-- page 3 -->' }).waitFor({ timeout: 5_000 });
+    // The preview follows the page chosen too.
+    await page.getByTestId('preview-toggle').click();
+    const mark = page.getByTestId('preview').locator('[data-page="3"]');
+    await mark.waitFor();
+    const [shown, preview] = [(await mark.boundingBox())!, (await page.getByTestId('preview').boundingBox())!];
+    assert.ok(shown.y >= preview.y && shown.y < preview.y + preview.height, 'page 3 stands in the preview\'s view');
+    await page.locator('.thumb').nth(0).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=preview]')?.scrollTop === 0);
   } finally {
     await page.context().close();
   }

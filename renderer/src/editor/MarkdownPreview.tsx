@@ -1,8 +1,9 @@
 // The editor's Markdown rendered beside it: headings, paragraphs, display math, page breaks, and the model's
 // tables as tables. The Markdown stays the truth: the preview follows every change of it, and a click on a
-// cell (or any block) selects the source it was rendered from in the editor. Elements are built from parsed
-// records (preview-blocks.ts), never from the text as HTML.
-import { useEffect, useState } from 'react';
+// cell (or any block) selects the source it was rendered from in the editor; the page chosen is brought into
+// view. Elements are built from parsed records (preview-blocks.ts), never from the text as HTML.
+import { useEffect, useRef, useState } from 'react';
+import { useSessionState } from '../app/session-context';
 import { editorHandle } from './editor-handle';
 import { previewBlocks, type PreviewBlock, type SourceSpan } from './preview-blocks';
 
@@ -25,7 +26,7 @@ function Block({ block }: { block: PreviewBlock }) {
     case 'paragraph': return <p onClick={select(block)}>{block.text}</p>;
     case 'math': return <pre className="preview-math" onClick={select(block)}>{block.text}</pre>;
     case 'rule': return <hr />;
-    case 'page': return <div className="preview-page" onClick={select(block)}>page {block.page}</div>;
+    case 'page': return <div className="preview-page" data-page={block.page} onClick={select(block)}>page {block.page}</div>;
     case 'table': return (
       <table>
         <tbody>
@@ -57,9 +58,17 @@ export function MarkdownPreview() {
     const stop = editorHandle.current?.onTextChange(follow);
     return () => { stop?.(); if (timer) clearTimeout(timer); };
   }, []);
+  // The page chosen (a thumbnail, F8) is brought into view here too, as it is in the editor.
+  const page = useSessionState((s) => s.page);
+  const view = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = view.current;
+    const mark = el?.querySelector(`[data-page="${page + 1}"]`);
+    if (el) el.scrollTop = mark instanceof HTMLElement ? mark.offsetTop - el.offsetTop : 0;
+  }, [page]);
   const blocks = previewBlocks(text);
   return (
-    <div className="markdown-preview" data-testid="preview">
+    <div className="markdown-preview" data-testid="preview" ref={view}>
       {blocks.map((b) => <Block key={`${b.kind}/${b.start}`} block={b} />)}
     </div>
   );
