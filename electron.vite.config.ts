@@ -18,8 +18,8 @@ const nodeEntries = {
   'batch-bench': resolve(__dirname, 'main/node/batch-bench.ts'),
   // pdf.js runs in a worker thread of its own, loaded from this file (main/node/pipeline/source/pdf-source.ts).
   'pdf-worker': resolve(__dirname, 'main/node/pipeline/source/pdf-worker.ts'),
-  // Searchable PDFs are made in one too, the CLI's and the app's export (main/node/searchable-pdf-output.ts).
-  'searchable-pdf-worker': resolve(__dirname, 'main/node/searchable-pdf-worker.ts'),
+  // Searchable PDFs are made in one too, the CLI's and the app's export (main/node/exports/searchable-pdf-output.ts).
+  'searchable-pdf-worker': resolve(__dirname, 'main/node/exports/searchable-pdf-worker.ts'),
 };
 
 export default defineConfig({

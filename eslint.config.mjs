@@ -22,10 +22,10 @@ export default tseslint.config(
   },
   {
     files: ['main/node/**/*.ts'],
-    ignores: ['main/node/image-codec.ts'],
+    ignores: ['main/node/inputs/image-codec.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [{ name: 'sharp', message: 'Import sharp from main/node/image-codec.ts, which turns its cache off.' }],
+        paths: [{ name: 'sharp', message: 'Import sharp from main/node/inputs/image-codec.ts, which turns its cache off.' }],
         patterns: [{ group: ['electron'], message: 'Only main/electron may import electron.' }],
       }],
     },

@@ -122,7 +122,7 @@ export interface RequestMap {
   /**
    * The document's pages with an invisible text layer of the user's edited text (`text`, the editor's
    * Markdown), each word where the decode behind it (`events`, of EXPORT_EVENT_TYPES) read it
-   * (main/node/edited-words.ts); the PDF's bytes in base64. The window sends the decode it shows, which may be
+   * (main/node/exports/edited-words.ts); the PDF's bytes in base64. The window sends the decode it shows, which may be
    * one the engine never ran (a saved run replayed after a reload).
    */
   exportSearchablePdf: [{ docId: string; text: string; events: SessionEvent[] }, { bytes: string }];

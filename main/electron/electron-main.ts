@@ -6,7 +6,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, net, protocol, session, type
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readInput } from '../node/input-file';
+import { readInput } from '../node/inputs/input-file';
 import { appFile } from './app-files';
 import { buildMenu } from './app-menu';
 import { denyWebPermissions, restrictContents } from './contents-policy';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { wholeNumber } from './number-options';
+import { wholeNumber } from './inputs/number-options';
 import { PAGES_PER_JOB, QUEUE_NAME } from './batch/batch-job';
 import { connect, openQueue } from './batch/batch-queue';
 import { redisMissing, RedisProcess } from './batch/redis-process';

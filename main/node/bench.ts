@@ -16,9 +16,9 @@ import { pageSection } from './bench/page-section';
 import { defaultKernelSets, pagesByKernelSet } from './bench/pages-by-kernels';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
 import { decodeMs, endToEndMs, keepFastest, meanScore, runConfig, sum, tokensPerForward, type ConfigOutcome } from './bench/run-config';
-import { defaultModelDir, loadAddon, resourceRoot } from './native-addon';
-import { wholeNumber } from './number-options';
-import { ReaderEngines } from './reader-engines';
+import { defaultModelDir, loadAddon, resourceRoot } from './engine/native-addon';
+import { wholeNumber } from './inputs/number-options';
+import { ReaderEngines } from './engine/reader-engines';
 
 interface Args {
   json: string | null; perType: number; real: number; pages: number; passes: number; data: string | null; regions: string | null; model: string; focalLayers: number;

@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { sharp } from './image-codec';
+import { sharp } from './inputs/image-codec';
 import { scannedPdf } from '../../test/support/bad-inputs';
-import { addonPath } from './native-addon';
+import { addonPath } from './engine/native-addon';
 
 const ROOT = join(__dirname, '..', '..');
 const PAGES = 50;

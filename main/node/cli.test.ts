@@ -9,10 +9,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { sharp } from './image-codec';
-import { parseArgs } from './cli-args';
-import { readInput } from './input-file';
-import { addonPath, maxThreads } from './native-addon';
+import { sharp } from './inputs/image-codec';
+import { parseArgs } from './cli/cli-args';
+import { readInput } from './inputs/input-file';
+import { addonPath, maxThreads } from './engine/native-addon';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -4,18 +4,18 @@
 // 2); a file that cannot be read is reported on one line and the batch goes on; the exit status says whether every
 // file succeeded (130: cancelled with Ctrl+C).
 import { mkdirSync } from 'node:fs';
-import { parseArgs, type CliArgs } from './cli-args';
-import { DocumentOutputs } from './cli-document-outputs';
-import { expandInputs, type ExpandedInputs } from './cli-inputs';
-import { planOutputs, type OutputPlan } from './cli-outputs';
-import { defaultDecodeMode, loadAddon } from './native-addon';
-import { readInput } from './input-file';
+import { parseArgs, type CliArgs } from './cli/cli-args';
+import { DocumentOutputs } from './cli/cli-document-outputs';
+import { expandInputs, type ExpandedInputs } from './cli/cli-inputs';
+import { planOutputs, type OutputPlan } from './cli/cli-outputs';
+import { defaultDecodeMode, loadAddon } from './engine/native-addon';
+import { readInput } from './inputs/input-file';
 import { decodeDocument, openDocument, type PageReaders } from './pipeline';
-import { ReaderEngines } from './reader-engines';
-import { ProgressBar } from './progress-bar';
-import { readStandardInput } from './standard-input';
-import { terminalText } from './terminal-text';
-import { userPath } from './user-folder';
+import { ReaderEngines } from './engine/reader-engines';
+import { ProgressBar } from './cli/progress-bar';
+import { readStandardInput } from './cli/standard-input';
+import { terminalText } from './cli/terminal-text';
+import { userPath } from './cli/user-folder';
 
 async function main(): Promise<number> {
   let args: CliArgs;

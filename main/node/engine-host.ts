@@ -1,4 +1,4 @@
-// Entry point of the engine process. Every connection is a session of its own (main/node/session-channel.ts):
+// Entry point of the engine process. Every connection is a session of its own (main/node/server/session-channel.ts):
 // Electron main hands over one message port per window, and the browser server multiplexes its WebSocket
 // connections over the Node IPC channel of this child process, each tagged with its session number.
 import { homedir } from 'node:os';
@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type { HostCommand, HostReply } from '../../common/protocol';
 import { RecentModelFolders } from './models/recent-model-folders';
 import * as pipeline from './pipeline';
-import { SessionChannel } from './session-channel';
-import { SharedEngine } from './shared-engine';
+import { SessionChannel } from './server/session-channel';
+import { SharedEngine } from './engine/shared-engine';
 
 interface PortLike {
   on(event: 'message', listener: (e: { data: unknown }) => void): void;

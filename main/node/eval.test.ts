@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { addonPath } from './native-addon';
+import { addonPath } from './engine/native-addon';
 
 const ROOT = join(__dirname, '..', '..');
 

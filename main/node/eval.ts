@@ -5,7 +5,7 @@
 // a pooled figure can be traced to the documents that moved it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sharp } from './image-codec';
+import { sharp } from './inputs/image-codec';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
 import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
@@ -18,15 +18,15 @@ import { linesAsTable, runTesseract, TESSERACT_PAGES_AT_ONCE, tesseractAvailable
 import { teds } from './eval/teds';
 import { joinHyphenated, markdownPlainText, poolScores, wordScore, type WordScore } from './eval/text-metrics';
 import { confidenceSplit, wordBoxHits, type ConfidenceSplit, type PlacedWord } from './eval/word-box-metric';
-import { defaultModelDir, loadAddon } from './native-addon';
-import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './number-options';
+import { defaultModelDir, loadAddon } from './engine/native-addon';
+import { MAX_BATCH, MAX_NEW_TOKENS, wholeNumber } from './inputs/number-options';
 import { decodeDocument, DEFAULT_PAGE_ANALYSIS, firstLineViews, openDocument, type PageAnalysisOptions, type PageReaders } from './pipeline';
 import { pageNets } from './pipeline/detect/page-nets';
 import { analysePage } from './pipeline/read/page-analysis';
 import { openPageSource } from './pipeline/source/page-source';
 import { isCheckMark } from './pipeline/write/check-marks';
-import { RunRecorder } from './run-recorder';
-import { ReaderEngines } from './reader-engines';
+import { RunRecorder } from './engine/run-recorder';
+import { ReaderEngines } from './engine/reader-engines';
 
 const DEFAULT_DATA = '/work/shared/data/real-dev';
 const FULL_PAGES: DatasetName[] = [...WORD_SOURCES, 'omnidocbench'];

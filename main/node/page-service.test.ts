@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { sharp } from './image-codec';
-import { addonPath } from './native-addon';
+import { sharp } from './inputs/image-codec';
+import { addonPath } from './engine/native-addon';
 import { MAX_PAGE_PIXELS } from './pipeline/source/page-source';
 
 const ROOT = join(__dirname, '..', '..');

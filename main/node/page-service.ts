@@ -10,14 +10,14 @@ import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../common/engine-types';
 import type { Box, PageInfo } from '../../common/protocol';
-import { boundedLines } from './bounded-lines';
-import { HOCR_TAIL, hocrHead, hocrPage, type HocrRegion } from './hocr';
-import { sharp } from './image-codec';
-import { readInput } from './input-file';
-import { defaultDecodeMode, defaultModelDir, loadAddon, maxThreads, type NativeModel } from './native-addon';
-import { wholeNumber } from './number-options';
+import { boundedLines } from './inputs/bounded-lines';
+import { HOCR_TAIL, hocrHead, hocrPage, type HocrRegion } from './exports/hocr';
+import { sharp } from './inputs/image-codec';
+import { readInput } from './inputs/input-file';
+import { defaultDecodeMode, defaultModelDir, loadAddon, maxThreads, type NativeModel } from './engine/native-addon';
+import { wholeNumber } from './inputs/number-options';
 import { decodeDocument, openDocument, type DecodedPage } from './pipeline';
-import { RunRecorder } from './run-recorder';
+import { RunRecorder } from './engine/run-recorder';
 
 /** A request line longer than this is refused unread: three paths and an id need far less. */
 const MAX_REQUEST_BYTES = 64 * 1024;

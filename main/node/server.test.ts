@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test';
 import WebSocket from 'ws';
 import type { EventMessage, RequestMessage, ResponseMessage } from '../../common/protocol';
 import { EngineSocket, servedAddress, type ServedAddress } from '../../test/support/engine-socket';
-import type { EngineConnector } from './engine-client';
+import type { EngineConnector } from './engine/engine-client';
 import { startServer, type ServerLimits } from './server';
 
 interface FakeConnection {

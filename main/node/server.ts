@@ -1,17 +1,17 @@
 // The browser transport: serves the renderer and bridges each WebSocket connection to an engine session of its
 // own, so the same UI runs in a browser (used by `npm start` where Electron is absent). It answers only its own
-// page on loopback, holding the printed launch token (main/node/loopback-guard.ts, docs/threat-model.md), and
+// page on loopback, holding the printed launch token (main/node/server/loopback-guard.ts, docs/threat-model.md), and
 // nothing a client sends may stop it.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { checkRequest, MAX_SEARCHABLE_PDF_BYTES, MAX_UPLOAD_MESSAGE_BYTES, type ResponseMessage } from '../../common/protocol';
-import { EngineClient, type EngineConnection, type EngineConnector } from './engine-client';
-import { LoopbackGuard, requestTarget } from './loopback-guard';
-import { frameRefusal } from './request-frame';
-import { refuse, serveFile } from './static-files';
-import { UploadBudget } from './upload-budget';
+import { EngineClient, type EngineConnection, type EngineConnector } from './engine/engine-client';
+import { LoopbackGuard, requestTarget } from './server/loopback-guard';
+import { frameRefusal } from './server/request-frame';
+import { refuse, serveFile } from './server/static-files';
+import { UploadBudget } from './server/upload-budget';
 
 export interface ServerLimits {
   /**

@@ -3,7 +3,7 @@
 // in and where the model looked), as it was before the reload; where the decode behind the text is not kept,
 // the export is refused in one line instead of piling the words at the pages' tops. Replayed decodes
 // (constructed events that follow the engine contract) and the real server; the replay answers the export
-// itself, and the engine's part is tested in main/node/edited-pdf.test.ts and searchable-pdf-export.test.ts.
+// itself, and the engine's part is tested in main/node/exports/edited-pdf.test.ts and searchable-pdf-export.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';

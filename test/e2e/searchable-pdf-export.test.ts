@@ -1,7 +1,7 @@
 // The searchable PDF export in Chromium against the real engine and the shipped model, through the browser
 // transport: the sample scan decodes, the user corrects a word and types a line, clicks "Searchable PDF", and
 // the PDF the browser downloads holds the edited text (poppler's pdftotext reads it) over the sample's page;
-// after a reload the document exports the same words in the same places. The words' places are checked in main/node/edited-pdf.test.ts. Skipped, with the reason, where the engine or
+// after a reload the document exports the same words in the same places. The words' places are checked in main/node/exports/edited-pdf.test.ts. Skipped, with the reason, where the engine or
 // the model is missing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -28,7 +28,7 @@ export function installReplayTransport(data: ReplayData): void {
     // Any file opens as the sample page under its own name, a document of its own.
     openDocument: async (p) => ({ doc: { ...data.decode.doc, name: String(p.name) } }),
     closeDocument: async () => ({ closed: true }),
-    // The engine's part of the export is tested in main/node/edited-pdf.test.ts: here the request is kept for
+    // The engine's part of the export is tested in main/node/exports/edited-pdf.test.ts: here the request is kept for
     // the test to read (window.exportRequests), and a one-page PDF comes back.
     exportSearchablePdf: async (p) => {
       (window as unknown as { exportRequests: unknown[] }).exportRequests.push(p);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultModelDir } from '../native-addon';
+import { defaultModelDir } from '../engine/native-addon';
 import { encoderFlops, lineWidth, readLineModel } from './line-encoder';
 
 test('line widths follow the engine: the crop scaled to the line height, whole columns, two at least, the cap at most', () => {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engine-types';
-import type { NativeModel } from '../native-addon';
+import type { NativeModel } from '../engine/native-addon';
 import type { BenchRegion } from './bench-regions';
 import { keepFastest, meanScore, runConfig, sum, type ConfigOutcome } from './run-config';
 import { loadOnnxruntime, type Ort } from './onnxruntime';

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engine-types';
 import { loadDatasets, type EvalItem } from '../eval/datasets';
 import { markdownPlainText, poolScores, wordScore, type WordScore } from '../eval/text-metrics';
-import type { NativeModel } from '../native-addon';
+import type { NativeModel } from '../engine/native-addon';
 import { decodeDocument, openDocument, type PageReaders } from '../pipeline';
 
 const MODES = ['ar', 'spec', 'ar_pruned'] as const;

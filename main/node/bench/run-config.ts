@@ -1,6 +1,6 @@
 // Decodes the whole benchmark set with one set of options and keeps what the report needs.
 import type { DecodeOptions, EngineEvent, RegionKind, RegionStats, TokenEvent } from '../../../common/engine-types';
-import type { NativeModel } from '../native-addon';
+import type { NativeModel } from '../engine/native-addon';
 import type { BenchRegion } from './bench-regions';
 import { fixationHits, type HitCount } from './fixation-hit';
 import { regionScore } from './region-score';

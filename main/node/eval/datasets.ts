@@ -2,7 +2,7 @@
 // describes its ground truth). Subfolders are recognised by name prefix; a missing one is simply skipped.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { sharp } from '../image-codec';
+import { sharp } from '../inputs/image-codec';
 import type { Box } from '../../../common/protocol';
 import { readHocrWords, type PlacedWord } from './word-box-metric';
 

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Box } from '../../../common/protocol';
-import { resourceRoot } from '../native-addon';
+import { resourceRoot } from '../engine/native-addon';
 
 export interface RapidLine {
   text: string;

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import type { RequestMap, RequestName } from '../../../common/protocol';
-import { EngineSession } from '../engine-session';
-import { addonPath, resourceRoot } from '../native-addon';
-import { SharedEngine } from '../shared-engine';
+import { EngineSession } from '../engine/engine-session';
+import { addonPath, resourceRoot } from '../engine/native-addon';
+import { SharedEngine } from '../engine/shared-engine';
 import { RecentModelFolders } from './recent-model-folders';
 
 const noAddon = !existsSync(addonPath()) && 'native engine not built';

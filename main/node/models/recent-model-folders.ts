@@ -5,7 +5,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { MAX_MODEL_PATH_CHARS } from '../../../common/protocol';
-import { readRegularFile } from '../input-file';
+import { readRegularFile } from '../inputs/input-file';
 
 export const MAX_RECENT_MODEL_FOLDERS = 8;
 

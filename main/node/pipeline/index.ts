@@ -4,7 +4,7 @@
 // read/ (line crops to the engine, one reading kept per line), write/ (Markdown, tables, word boxes).
 import { randomUUID } from 'node:crypto';
 import type { DocumentInfo } from '../../../common/protocol';
-import type { NativeModel } from '../native-addon';
+import type { NativeModel } from '../engine/native-addon';
 import { decodePages, type DocumentRun } from './read/decode-document';
 import type { PageReaders } from './read/page-readers';
 import { openPageSource, type PageSource } from './source/page-source';

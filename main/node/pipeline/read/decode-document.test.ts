@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_DECODE_OPTIONS, type DecodeResult, type EngineEvent, type RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
-import type { NativeModel } from '../../native-addon';
+import type { NativeModel } from '../../engine/native-addon';
 import { decodeDocument, openDocument, PageReaders, type DecodedPage, type OpenedDocument } from '../index';
 
 const stats = { tokens: 2, forwards: 2, rounds: 1, encodeMs: 1, prefillMs: 1, decodeMs: 1, decodeShareMs: 1, attentionMs: 1, visualTokenFraction: 1, retractedTokens: 0, committed: 2, arEstimateMs: 1 };

@@ -8,7 +8,7 @@
 import type { DecodeOptions, DecodeResult, EngineEvent, RegionInput } from '../../../../common/engine-types';
 import type { SessionEvent } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
-import type { NativeModel } from '../../native-addon';
+import type { NativeModel } from '../../engine/native-addon';
 import { MarkdownWriter, type RecognisedRegion } from '../write/markdown';
 import { EventRelay, type FinishedRegion } from './event-relay';
 import { sampleRotated } from '../detect/page-frame';

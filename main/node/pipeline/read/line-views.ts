@@ -4,7 +4,7 @@
 // 3.9% CER against 4.5% as cut, 32 pixels widened by a quarter at 3.9% and SROIE at 5.1% against 4.1%).
 // Every line is read in the first view; one the model reads unsurely is read in the others too, and the
 // surest reading wins (reading-choice.ts).
-import { wholeNumber } from '../../number-options';
+import { wholeNumber } from '../../inputs/number-options';
 import type { GrayImage } from '../gray-image';
 import { gaussianBlur3, resample } from '../resample';
 

@@ -3,7 +3,7 @@
 // and crop boxes go back to source page coordinates for the UI.
 import type { RegionKind } from '../../../../common/engine-types';
 import type { Box, LayoutRegion } from '../../../../common/protocol';
-import type { NativePageAnalysis } from '../../native-addon';
+import type { NativePageAnalysis } from '../../engine/native-addon';
 import { assemblePage, assembleTable, type FrameLine, type LayoutBlock } from '../assemble/page-layout';
 import { detectPage, type PageDetection } from '../detect/detect-page';
 import type { PageFrame } from '../detect/page-frame';

@@ -2,7 +2,7 @@
 // JavaScript, one line encoded after another, a decoder forward per token), and two threads on one page leave
 // a core idle at every step that does not split; a page per core keeps both busy (docs/decisions/0044). A
 // single engine is a set of one: the page pipeline then reads page after page, as the app does.
-import type { NativeModel } from '../../native-addon';
+import type { NativeModel } from '../../engine/native-addon';
 
 export class PageReaders {
   private readonly idle: NativeModel[];

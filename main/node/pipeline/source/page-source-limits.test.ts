@@ -2,7 +2,7 @@
 // and memory, and every colour mode the decoders hand over comes out as the same 8-bit gray page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sharp } from '../../image-codec';
+import { sharp } from '../../inputs/image-codec';
 import { manyPageTiff, onePagePdf, pdfWithImage } from '../../../../test/support/bad-inputs';
 import { MAX_INPUT_PIXELS, MAX_PAGE_PIXELS, MAX_PAGES, openPageSource } from './page-source';
 import { DEFAULT_RENDER_BUDGET } from './pdf-render-budget';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { sharp } from '../../image-codec';
+import { sharp } from '../../inputs/image-codec';
 import { hugePng } from '../../../../test/support/bad-inputs';
 import { openDocument } from '../index';
 import { detectFormat, MAX_PAGE_PIXELS, openPageSource } from './page-source';

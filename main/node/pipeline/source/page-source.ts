@@ -2,7 +2,7 @@
 // bytes, not the file name. Limits are checked on headers before any pixel is decoded, so a hostile
 // 20000x20000 image or a TIFF of 20,000 pages costs next to nothing. PDFs are parsed and drawn by pdf.js in a
 // worker thread with a bounded heap (pdf-source.ts).
-import { sharp } from '../../image-codec';
+import { sharp } from '../../inputs/image-codec';
 import type { DocumentInfo, PageInfo } from '../../../../common/protocol';
 import type { GrayImage } from '../gray-image';
 import { fitScale } from './page-fit';

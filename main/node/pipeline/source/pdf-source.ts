@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { PageInfo } from '../../../../common/protocol';
 import type { PageSource } from './page-source';
 import type { RenderBudget } from './pdf-render-budget';
-import { BoundedWorker, replyField } from '../../bounded-worker';
+import { BoundedWorker, replyField } from '../../inputs/bounded-worker';
 import type { PdfCall, PdfReply } from './pdf-worker';
 
 export interface PdfLimits {

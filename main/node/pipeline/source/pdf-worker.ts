@@ -3,7 +3,7 @@
 // take pdf.js's parser past its heap (190 MB of nested arrays took the whole CLI to 4.7 GB and killed it)
 // now ends this thread alone.
 import type { PageInfo } from '../../../../common/protocol';
-import { serveRequests } from '../../bounded-worker';
+import { serveRequests } from '../../inputs/bounded-worker';
 import type { GrayImage } from '../gray-image';
 import { fitScale } from './page-fit';
 import { renderWithin, type RenderBudget } from './pdf-render-budget';

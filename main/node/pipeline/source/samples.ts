@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { SampleInfo } from '../../../../common/protocol';
-import { resourceRoot } from '../../native-addon';
+import { resourceRoot } from '../../engine/native-addon';
 
 export function samplesDir(): string {
   return join(resourceRoot(), 'assets', 'samples');

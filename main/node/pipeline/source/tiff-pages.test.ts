@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { sharp } from '../../image-codec';
+import { sharp } from '../../inputs/image-codec';
 import { manyPageTiff } from '../../../../test/support/bad-inputs';
 import { openPageSource } from './page-source';
 import { readTiffPages } from './tiff-pages';
