@@ -1,33 +1,44 @@
-// `npm run batch -- add|work|status ...`: large archives read by any number of machines that share the
+// `npm run batch -- add|work|status|list|clear ...`: large archives read by any number of machines that share the
 // documents' storage, through a BullMQ queue on Redis (README "Large archives", docs/decisions/0031).
 //   add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
 //   work [--root DIR] [--model DIR]... [--threads N] [--lock-seconds S]
-//   status [BATCH] [--follow] [--json]
+//   status [BATCH] [--follow] [--json]   (exit status 1 when a document failed, as npm run ocr's)
+//   list [--json]
+//   clear BATCH
 // Each takes --redis URL (else $SACCADE_REDIS_URL, else redis://127.0.0.1:6379). Documents and outputs are named
-// relative to the root (the working folder unless --root), which may be mounted at another path on each machine.
-import { resolve } from 'node:path';
+// relative to the root (the folder the command was typed in unless --root), which may be mounted at another
+// path on each machine.
 import type { Redis } from 'ioredis';
-import { maxThreads } from './native-addon';
-import { wholeNumber } from './number-options';
+import { maxThreads } from './engine/native-addon';
+import { wholeNumber } from './inputs/number-options';
 import { addBatch } from './batch/batch-add';
+import { clearBatch } from './batch/batch-clear';
+import { jobsInHand } from './batch/batch-reading';
 import { connect, LOCK_MS, openQueue } from './batch/batch-queue';
-import { batchStatus, latestBatch } from './batch/batch-state';
-import { finished, secondsLeft, statusText } from './batch/batch-status';
+import { batchIds, batchStatus, latestBatch, RATE_PAGES } from './batch/batch-state';
+import { finished, listLine, secondsLeft, statusText } from './batch/batch-status';
 import { BatchWorker } from './batch/batch-worker';
 import { redisUrl } from './batch/redis-url';
-import { ProgressBar } from './progress-bar';
-import { terminalText } from './terminal-text';
+import { ProgressBar } from './cli/progress-bar';
+import { terminalText } from './cli/terminal-text';
+import { userPath } from './cli/user-folder';
 
 const USAGE = `usage: npm run batch -- add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
        npm run batch -- work [--root DIR] [--model DIR]... [--threads N] [--lock-seconds S]
-       npm run batch -- status [BATCH] [--follow] [--json]
-  each with [--redis URL] (else $SACCADE_REDIS_URL, else ${'redis://127.0.0.1:6379'}; a Redis off this machine needs a password)`;
+       npm run batch -- status [BATCH] [--follow] [--json]     the batch added last unless BATCH; exit status 1 when a document failed
+       npm run batch -- list [--json]                          every batch, the one added last first
+       npm run batch -- clear BATCH                            its jobs and counts leave Redis; outputs and kept pages stay
+  each with [--redis URL] (else $SACCADE_REDIS_URL, else ${'redis://127.0.0.1:6379'}; a Redis off this machine needs a password)
+  status: pages done of all, documents written, pages/s over the last ${RATE_PAGES} pages read and the time left at that
+  rate, each page being read with its worker ("retrying" once its worker's lock has run out), workers alive, failures`;
 
 /** Flags of `npm run ocr` that take a value (the rest are switches); batch-job.ts checks which are allowed. */
 const VALUED_DECODE_FLAGS = new Set(['--mode', '--keep-ratio', '--tables', '--views', '--max-tokens', '--batch', '--model']);
 
+const COMMANDS = ['add', 'work', 'status', 'list', 'clear'] as const;
+
 interface Parsed {
-  command: 'add' | 'work' | 'status';
+  command: (typeof COMMANDS)[number];
   positional: string[];
   values: Map<string, string[]>;
   switches: Set<string>;
@@ -35,12 +46,14 @@ interface Parsed {
 }
 
 function parse(argv: string[]): Parsed {
-  const command = argv[0];
-  if (command !== 'add' && command !== 'work' && command !== 'status') throw new Error(USAGE);
+  const command = COMMANDS.find((c) => c === argv[0]);
+  if (!command) throw new Error(USAGE);
   const own: Record<Parsed['command'], { values: string[]; switches: string[] }> = {
     add: { values: ['-o', '--out', '--root', '--redis'], switches: ['--json', '--hocr'] },
     work: { values: ['--root', '--redis', '--model', '--threads', '--lock-seconds'], switches: [] },
     status: { values: ['--redis'], switches: ['--follow', '--json'] },
+    list: { values: ['--redis'], switches: ['--json'] },
+    clear: { values: ['--redis'], switches: [] },
   };
   const parsed: Parsed = { command, positional: [], values: new Map(), switches: new Set(), decodeFlags: [] };
   for (let i = 1; i < argv.length; i++) {
@@ -72,10 +85,10 @@ async function add(redis: Redis, p: Parsed): Promise<number> {
   const queue = openQueue(redis);
   try {
     const r = await addBatch(redis, queue, {
-      root: one(p, '--root') ?? process.cwd(), inputs: p.positional, out, flags: p.decodeFlags,
+      root: userPath(one(p, '--root') ?? '.'), inputs: p.positional.map((i) => userPath(i)), out: userPath(out), flags: p.decodeFlags,
       outputs: { json: p.switches.has('--json'), hocr: p.switches.has('--hocr') },
     });
-    console.log(`batch ${r.batch}: ${r.documents} document(s), ${r.pages} page(s) (${r.pagesDone} read already), ${r.jobs} job(s) queued`);
+    console.log(`batch ${r.batch}: ${r.documents} document(s)${r.failed.length ? ` (${r.failed.length} not added)` : ''}, ${r.pages} page(s) (${r.pagesDone} read already), ${r.jobs} job(s) queued`);
     for (const f of r.failed) console.error(terminalText(`not added: ${f.doc}: ${f.reason}`));
     return 0;
   } finally {
@@ -92,12 +105,12 @@ async function status(redis: Redis, p: Parsed): Promise<number> {
     for (;;) {
       const s = await batchStatus(redis, id);
       if (!s) throw new Error(`no batch ${id} in this Redis`);
-      const workers = await queue.getWorkersCount();
+      const [workers, inHand] = await Promise.all([queue.getWorkersCount(), jobsInHand(redis, id)]);
       if (!p.switches.has('--follow') || finished(s)) {
         if (p.switches.has('--follow')) bar.done();
         const left = secondsLeft(s);
-        console.log(p.switches.has('--json') ? JSON.stringify({ ...s, secondsLeft: finished(s) ? 0 : left, workers, finished: finished(s) }) : statusText(s, workers));
-        return 0;
+        console.log(p.switches.has('--json') ? JSON.stringify({ ...s, secondsLeft: finished(s) ? 0 : left, workers, inHand, finished: finished(s) }) : statusText(s, workers, inHand));
+        return s.failed.length > 0 ? 1 : 0;
       }
       bar.start(`batch ${id} (${workers} worker(s))`);
       const left = secondsLeft(s);
@@ -109,21 +122,45 @@ async function status(redis: Redis, p: Parsed): Promise<number> {
   }
 }
 
+async function list(redis: Redis, p: Parsed): Promise<number> {
+  const ids = await batchIds(redis);
+  const all = (await Promise.all(ids.map((id) => batchStatus(redis, id)))).filter((s) => s !== null);
+  if (p.switches.has('--json')) console.log(JSON.stringify(all.map((s) => ({ ...s, finished: finished(s) }))));
+  else if (all.length === 0) console.log('no batch has been added to this Redis');
+  else for (const s of all) console.log(listLine(s));
+  return 0;
+}
+
+async function clear(redis: Redis, p: Parsed): Promise<number> {
+  const id = p.positional[0];
+  if (!id || p.positional.length > 1) throw new Error(`clear takes one batch id (npm run batch -- list shows them)\n${USAGE}`);
+  if (!(await batchStatus(redis, id))) throw new Error(`no batch ${id} in this Redis`);
+  const queue = openQueue(redis);
+  try {
+    const r = await clearBatch(redis, queue, id);
+    console.log(`batch ${id} cleared: ${r.removed} job(s) removed${r.busy ? `, ${r.busy} being read left to finish` : ''}; its outputs and kept pages stay on the storage`);
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
 async function work(redis: Redis, p: Parsed): Promise<number> {
   const threads = one(p, '--threads');
   const lock = one(p, '--lock-seconds');
+  const root = userPath(one(p, '--root') ?? '.');
   const worker = new BatchWorker(redis, {
-    root: resolve(one(p, '--root') ?? process.cwd()),
+    root,
     models: (p.values.get('--model') ?? []),
     threads: threads === undefined ? undefined : wholeNumber('--threads', threads, 1, maxThreads()),
     lockMs: lock === undefined ? LOCK_MS : 1000 * wholeNumber('--lock-seconds', lock, 2, 3600),
     log: (line) => console.error(terminalText(line)),
   });
   worker.start();
-  console.error(`worker ready: pid ${process.pid}, root ${resolve(one(p, '--root') ?? process.cwd())}`);
+  console.error(terminalText(`worker ready: pid ${process.pid}, root ${root}`));
   await new Promise<void>((done) => {
     const stop = () => {
-      console.error('stopping after the page being read...');
+      console.error(worker.reading ? 'stopping after the page being read...' : 'stopping (no page being read)');
       void worker.stop().then(done);
     };
     process.once('SIGTERM', stop);
@@ -151,7 +188,7 @@ async function main(): Promise<number> {
         throw new Error(`cannot reach Redis at ${new URL(url).host}${lastError ? ` (${lastError})` : ''}`);
       });
     }
-    return await (p.command === 'add' ? add(redis, p) : p.command === 'work' ? work(redis, p) : status(redis, p));
+    return await { add, work, status, list, clear }[p.command](redis, p);
   } finally {
     redis.disconnect();
   }
@@ -160,6 +197,7 @@ async function main(): Promise<number> {
 if (require.main === module) {
   main().then((code) => process.exit(code), (err) => {
     console.error(terminalText(`error: ${(err as Error).message.split('\n')[0]}`));
-    process.exit(1);
+    // 2, as for a bad option: 1 says that documents failed (status).
+    process.exit(2);
   });
 }

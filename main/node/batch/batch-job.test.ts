@@ -9,7 +9,7 @@ import { checkJob, decodeSettings, insideRoot, MAX_JOB_BYTES, MAX_STORED_JOB_BYT
 import { redisUrl } from './redis-url';
 
 const GOOD: PageJob = {
-  v: 1, batch: '0123456789abcdef', doc: 'scans/a.pdf', hash: 'a'.repeat(64), pages: [0, 7], pageCount: 12,
+  v: 2, batch: '0123456789abcdef', doc: 'scans/a.pdf', hash: 'a'.repeat(64), pages: [0, 7], pageCount: 12, place: [3, 40],
   out: 'out/a', flags: ['--mode', 'ar', '--views', '1'], outputs: { json: false, hocr: true },
 };
 
@@ -23,6 +23,9 @@ test('a job is taken only whole and well formed', () => {
     [{ pages: [8, 12] }, /job pages must be \[first, last\] within the document/],
     [{ pages: [3, 2] }, /job pages must be/],
     [{ pageCount: 1e9 }, /job pageCount must be 1 to/],
+    [{ place: [-1, 0] }, /job place must be \[document, first page\] within 4294967296/],
+    [{ place: [0, 2 ** 32 - 5] }, /job place must be/],
+    [{ place: ['1', 0] }, /job place must be/],
     [{ hash: 'abc' }, /job hash must be a SHA-256/],
     [{ batch: 'x' }, /job batch must be a batch id/],
     [{ flags: ['--json'] }, /--json is not a decode option/],

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { DecodeOptions } from '../../../common/engine-types';
-import { parseArgs } from '../cli-args';
+import { parseArgs } from '../cli/cli-args';
 import type { PageAnalysisOptions } from '../pipeline';
 import { MAX_PAGES } from '../pipeline/source/page-source';
 
@@ -17,6 +17,8 @@ export const MAX_JOB_BYTES = 16 * 1024;
 /** The largest job a worker parses, over all its fields: the payload, BullMQ's own fields and its failed tries' stack traces. */
 export const MAX_STORED_JOB_BYTES = 64 * 1024;
 const MAX_PATH_CHARS = 4096;
+/** Redis's largest bitmap: a batch's pages and documents are bits at their places (batch-state.ts). */
+const MAX_PLACE = 2 ** 32;
 
 /** The flags of `npm run ocr` that change what is read, and whether each takes a value. */
 const DECODE_FLAGS: ReadonlyMap<string, boolean> = new Map([
@@ -25,7 +27,7 @@ const DECODE_FLAGS: ReadonlyMap<string, boolean> = new Map([
 ]);
 
 export interface PageJob {
-  v: 1;
+  v: 2;
   batch: string;
   /** The document, relative to the root. */
   doc: string;
@@ -34,6 +36,8 @@ export interface PageJob {
   /** Its pages this job reads: first and last index, inclusive. */
   pages: [number, number];
   pageCount: number;
+  /** Where the document is in its batch: its index among the documents, and its first page's among the pages (batch-state.ts). */
+  place: [number, number];
   /** Where its outputs go, relative to the root, without extension: <out>.md, .hocr, .json. */
   out: string;
   flags: string[];
@@ -120,10 +124,10 @@ export function oversizedJob(stored: Readonly<Record<string, unknown>>): string 
 export function checkJob(data: unknown): PageJob {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('a job is an object');
   const d = data as Record<string, unknown>;
-  const known = new Set(['v', 'batch', 'doc', 'hash', 'pages', 'pageCount', 'out', 'flags', 'outputs']);
+  const known = new Set(['v', 'batch', 'doc', 'hash', 'pages', 'pageCount', 'place', 'out', 'flags', 'outputs']);
   const unknown = Object.keys(d).filter((k) => !known.has(k));
   if (unknown.length) throw new Error(`unknown job field ${unknown[0]}`);
-  if (d.v !== 1) throw new Error('job version must be 1');
+  if (d.v !== 2) throw new Error('job version must be 2');
   if (typeof d.batch !== 'string' || !/^[0-9a-f]{16}$/.test(d.batch)) throw new Error('job batch must be a batch id');
   if (typeof d.hash !== 'string' || !/^[0-9a-f]{64}$/.test(d.hash)) throw new Error('job hash must be a SHA-256');
   const count = d.pageCount;
@@ -132,12 +136,16 @@ export function checkJob(data: unknown): PageJob {
   if (!Array.isArray(pages) || pages.length !== 2 || !pages.every(Number.isSafeInteger) || pages[0] < 0 || pages[0] > pages[1] || pages[1] >= (count as number)) {
     throw new Error('job pages must be [first, last] within the document');
   }
+  const place = d.place;
+  if (!Array.isArray(place) || place.length !== 2 || !place.every(Number.isSafeInteger) || place[0] < 0 || place[0] >= MAX_PLACE || place[1] < 0 || place[1] + (count as number) > MAX_PLACE) {
+    throw new Error(`job place must be [document, first page] within ${MAX_PLACE}`);
+  }
   if (!Array.isArray(d.flags)) throw new Error('job flags must be a list');
   decodeSettings(d.flags as string[]);
   const outputs = d.outputs as Record<string, unknown> | null;
   if (typeof outputs !== 'object' || outputs === null || typeof outputs.json !== 'boolean' || typeof outputs.hocr !== 'boolean' || Object.keys(outputs).length !== 2) {
     throw new Error('job outputs must be {json, hocr}');
   }
-  return { v: 1, batch: d.batch, doc: checkRelative(d.doc, 'job doc'), hash: d.hash, pages: [pages[0], pages[1]], pageCount: count as number,
-    out: checkRelative(d.out, 'job out'), flags: d.flags as string[], outputs: { json: outputs.json, hocr: outputs.hocr } };
+  return { v: 2, batch: d.batch, doc: checkRelative(d.doc, 'job doc'), hash: d.hash, pages: [pages[0], pages[1]], pageCount: count as number,
+    place: [place[0], place[1]], out: checkRelative(d.out, 'job out'), flags: d.flags as string[], outputs: { json: outputs.json, hocr: outputs.hocr } };
 }

@@ -1,12 +1,18 @@
 // A batch's state in Redis, beside BullMQ's own keys: what was added (documents, pages, output folder, decode
-// flags), how many pages and documents are done, pages done per minute (the status's rate) and the documents
-// that failed with their one-line reasons. Counts are raised only by the worker that kept a page first
-// (PageStore.put), so a page delivered twice counts once. Keys are per batch and few: a batch costs Redis a
-// few hundred bytes plus one field per failed document and per minute of work.
+// flags), which pages and documents are done, when the last pages were read (the status's rate) and the
+// documents that failed with their one-line reasons. Done pages and documents are bits at their place in the
+// batch (PageJob.place), so a page kept twice, read again or counted by a re-add is one bit: the counts are
+// of distinct pages and documents and never run past the totals. `add` sets the bits from what is on the
+// storage when it runs; the workers set those of what they keep. A batch costs Redis a few hundred bytes, a bit
+// per page and per document, and a field per failed document.
 import type { Redis } from 'ioredis';
 
 const PREFIX = 'saccade:batch:';
 const LIST = 'saccade:batches';
+/** The status's rate is over the last pages read, as many as this. */
+export const RATE_PAGES = 20;
+/** Pages read longer ago than this are not a rate: "no pages read lately". */
+export const RATE_STALE_MS = 5 * 60_000;
 
 export interface BatchRecord {
   id: string;
@@ -15,45 +21,78 @@ export interface BatchRecord {
   outputs: { json: boolean; hocr: boolean };
   documents: number;
   pages: number;
-  donePages: number;
-  doneDocuments: number;
   added: string;
 }
 
 export interface BatchStatus extends BatchRecord {
-  /** Pages per second over the last RATE_MINUTES minutes (null before any page). */
+  donePages: number;
+  doneDocuments: number;
+  /** Pages per second over the last RATE_PAGES pages read (null when fewer than two, or none lately). */
   pagesPerSecond: number | null;
   failed: Array<{ doc: string; reason: string }>;
 }
 
-export const RATE_MINUTES = 5;
+/** Bits set at the given places, in Redis's order (the first bit is the first byte's highest). */
+export function bitmap(places: Iterable<number>, size: number): Buffer {
+  const bits = Buffer.alloc(Math.ceil(size / 8));
+  for (const p of places) bits[p >> 3]! |= 0x80 >> (p & 7);
+  return bits;
+}
 
 /**
- * A batch as added. `done`: what was read already when it was added (pages an earlier batch read); a batch
- * added again keeps its own counts.
+ * A batch as added, with the pages and documents found done on the storage (bitmap), which replace what was
+ * counted before: a page moved away since is no longer done.
  */
-export async function recordBatch(redis: Redis, b: Omit<BatchRecord, 'donePages' | 'doneDocuments'>, done: { pages: number; documents: number }): Promise<void> {
+export async function recordBatch(redis: Redis, b: BatchRecord, done: { pages: Buffer; documents: Buffer }): Promise<void> {
   await redis.multi()
     .hset(PREFIX + b.id, { out: b.out, flags: JSON.stringify(b.flags), outputs: JSON.stringify(b.outputs), documents: b.documents, pages: b.pages, added: b.added })
-    .hsetnx(PREFIX + b.id, 'donePages', done.pages)
-    .hsetnx(PREFIX + b.id, 'doneDocuments', done.documents)
+    .set(`${PREFIX}${b.id}:pages`, done.pages)
+    .set(`${PREFIX}${b.id}:documents`, done.documents)
     .zadd(LIST, Date.now(), b.id)
     .exec();
 }
 
-export async function pageDone(redis: Redis, batch: string): Promise<void> {
-  await redis.multi()
-    .hincrby(PREFIX + batch, 'donePages', 1)
-    .hincrby(`${PREFIX}${batch}:minutes`, String(Math.floor(Date.now() / 60_000)), 1)
-    .exec();
+/** Pages kept on the storage, at their places in the batch. */
+export async function pagesKept(redis: Redis, batch: string, places: number[]): Promise<void> {
+  const m = redis.multi();
+  for (const p of places) m.setbit(`${PREFIX}${batch}:pages`, p, 1);
+  await m.exec();
 }
 
-export async function documentDone(redis: Redis, batch: string, doc: string): Promise<void> {
-  await redis.multi().hincrby(PREFIX + batch, 'doneDocuments', 1).hdel(`${PREFIX}${batch}:failed`, doc).exec();
+/** A page just read, for the rate. */
+export async function pageRead(redis: Redis, batch: string): Promise<void> {
+  await redis.multi().lpush(`${PREFIX}${batch}:recent`, Date.now()).ltrim(`${PREFIX}${batch}:recent`, 0, RATE_PAGES - 1).exec();
+}
+
+export async function documentDone(redis: Redis, batch: string, place: number, doc: string): Promise<void> {
+  await redis.multi().setbit(`${PREFIX}${batch}:documents`, place, 1).hdel(`${PREFIX}${batch}:failed`, doc).exec();
 }
 
 export async function documentFailed(redis: Redis, batch: string, doc: string, reason: string): Promise<void> {
   await redis.hset(`${PREFIX}${batch}:failed`, doc, reason.split('\n')[0]!.slice(0, 500));
+}
+
+/** The documents of a batch that failed, by name. */
+export async function failedDocuments(redis: Redis, batch: string): Promise<Set<string>> {
+  return new Set(await redis.hkeys(`${PREFIX}${batch}:failed`));
+}
+
+/** Forgets a document's failure (it is queued again). */
+export async function documentRetried(redis: Redis, batch: string, doc: string): Promise<void> {
+  await redis.hdel(`${PREFIX}${batch}:failed`, doc);
+}
+
+/** Every batch's id, the one added (or added again) last first. */
+export async function batchIds(redis: Redis): Promise<string[]> {
+  return redis.zrevrange(LIST, 0, -1);
+}
+
+/** Forgets a batch: its record, counts, rate and failures, and its place in the list. */
+export async function forgetBatch(redis: Redis, id: string): Promise<void> {
+  await redis.multi()
+    .del(PREFIX + id, `${PREFIX}${id}:pages`, `${PREFIX}${id}:documents`, `${PREFIX}${id}:recent`, `${PREFIX}${id}:failed`)
+    .zrem(LIST, id)
+    .exec();
 }
 
 /** The newest batch's id, for a status asked without one. */
@@ -62,20 +101,23 @@ export async function latestBatch(redis: Redis): Promise<string | null> {
   return id ?? null;
 }
 
+/** Pages per second over `times` (ms, newest first), or null. */
+export function recentRate(times: number[], now: number): number | null {
+  if (times.length < 2 || now - times[0]! > RATE_STALE_MS) return null;
+  const span = (times[0]! - times.at(-1)!) / 1000;
+  return span > 0 ? (times.length - 1) / span : null;
+}
+
 export async function batchStatus(redis: Redis, id: string): Promise<BatchStatus | null> {
-  const [h, minutes, failed] = await Promise.all([
-    redis.hgetall(PREFIX + id), redis.hgetall(`${PREFIX}${id}:minutes`), redis.hgetall(`${PREFIX}${id}:failed`),
+  const [h, donePages, doneDocuments, recent, failed] = await Promise.all([
+    redis.hgetall(PREFIX + id), redis.bitcount(`${PREFIX}${id}:pages`), redis.bitcount(`${PREFIX}${id}:documents`),
+    redis.lrange(`${PREFIX}${id}:recent`, 0, -1), redis.hgetall(`${PREFIX}${id}:failed`),
   ]);
   if (!h.out) return null;
-  const now = Math.floor(Date.now() / 60_000);
-  // The current minute counts for the part of it that has passed.
-  const recent = Object.entries(minutes).filter(([m]) => now - Number(m) < RATE_MINUTES);
-  const seconds = recent.length ? (now - Math.min(...recent.map(([m]) => Number(m)))) * 60 + (Date.now() / 1000) % 60 : 0;
-  const pagesRecently = recent.reduce((n, [, c]) => n + Number(c), 0);
   return {
     id, out: h.out, flags: JSON.parse(h.flags!) as string[], outputs: JSON.parse(h.outputs!) as BatchRecord['outputs'],
-    documents: Number(h.documents), pages: Number(h.pages), donePages: Number(h.donePages), doneDocuments: Number(h.doneDocuments), added: h.added!,
-    pagesPerSecond: pagesRecently > 0 && seconds > 0 ? pagesRecently / seconds : null,
+    documents: Number(h.documents), pages: Number(h.pages), donePages, doneDocuments, added: h.added!,
+    pagesPerSecond: recentRate(recent.map(Number), Date.now()),
     failed: Object.entries(failed).map(([doc, reason]) => ({ doc, reason })).sort((a, b) => a.doc.localeCompare(b.doc)),
   };
 }

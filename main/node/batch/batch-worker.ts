@@ -4,21 +4,25 @@
 // read, and the document is written when its last page lands. On SIGTERM or SIGINT the next page read is kept
 // (a page read beside it is left to the job's next delivery), the job goes back to the queue for another
 // worker, and the worker exits.
-import { basename, dirname, join } from 'node:path';
+import { hostname } from 'node:os';
+import { basename, dirname } from 'node:path';
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { hocrPage } from '../hocr';
-import { sharp } from '../image-codec';
-import { readInput } from '../input-file';
-import { defaultDecodeMode, defaultModelDir, loadAddon } from '../native-addon';
-import { decodeDocument, openDocument, type FigureSink } from '../pipeline';
+import { sharp } from '../inputs/image-codec';
+import { readInput } from '../inputs/input-file';
+import { defaultDecodeMode, defaultModelDir, loadAddon } from '../engine/native-addon';
+import { decodeDocument, openDocument } from '../pipeline';
+import type { GrayImage } from '../pipeline/gray-image';
 import { detectFormat } from '../pipeline/source/page-source';
-import { RunRecorder } from '../run-recorder';
-import { ReaderEngines } from '../reader-engines';
-import { checkJob, decodeSettings, documentKey, insideRoot, QUEUE_NAME, sha256, type PageJob } from './batch-job';
+import { RunRecorder } from '../engine/run-recorder';
+import { ReaderEngines } from '../engine/reader-engines';
+import { checkJob, decodeSettings, documentKey, insideRoot, QUEUE_NAME, sha256, type DecodeSettings, type PageJob } from './batch-job';
 import { JOB_ATTEMPTS, MAX_STALLS } from './batch-queue';
-import { documentDone, documentFailed, pageDone } from './batch-state';
-import { PageStore, writeAtomically, type PageRecord } from './page-store';
+import { documentDone, documentFailed, pageRead, pagesKept } from './batch-state';
+import { FolderHandle } from './folder-handle';
+import type { PageRecord } from './page-record';
+import { PageStore } from './page-store';
+import { RedisOutage } from './redis-outage';
 import { SizedWorker } from './sized-worker';
 
 export interface WorkerOptions {
@@ -36,6 +40,8 @@ class Stopping extends Error {}
 export class BatchWorker {
   private worker!: SizedWorker;
   private stopping = false;
+  /** Whether a job is in hand. */
+  reading = false;
   private loaded: { dir: string; engines: ReaderEngines } | null = null;
   private readonly addon = loadAddon();
 
@@ -48,8 +54,14 @@ export class BatchWorker {
       lockDuration: this.opts.lockMs,
       stalledInterval: this.opts.lockMs / 2,
       maxStalledCount: MAX_STALLS,
+      // What status shows beside a page being read.
+      name: workerName(),
     });
-    this.worker.on('error', (err) => this.opts.log(`queue: ${err.message}`));
+    const outage = new RedisOutage(this.opts.log);
+    // Errors while the connection is up are the queue's own, and each is worth its line.
+    this.worker.on('error', (err) => (this.redis.status === 'ready' ? this.opts.log(`queue: ${err.message}`) : outage.lost(err.message)));
+    this.redis.on('error', (err: Error) => outage.lost(err.message));
+    this.redis.on('ready', () => outage.back());
   }
 
   /** Finishes the page being read, hands its job back, and stops taking jobs. */
@@ -62,9 +74,6 @@ export class BatchWorker {
   /** The engines of the model a job names, loaded once and kept while jobs name it. */
   private async engines(dir: string | null): Promise<ReaderEngines> {
     const wanted = dir ?? defaultModelDir();
-    if (dir !== null && !this.opts.models.includes(dir)) {
-      throw new UnrecoverableError(`the model ${dir} is not one this worker was started with (--model)`);
-    }
     if (this.loaded?.dir !== wanted) {
       await this.loaded?.engines.close();
       this.loaded = null;
@@ -78,6 +87,7 @@ export class BatchWorker {
   }
 
   private async process(job: Job, token: string | undefined): Promise<void> {
+    this.reading = true;
     try {
       let data: PageJob;
       try {
@@ -101,6 +111,8 @@ export class BatchWorker {
       this.opts.log(`${doc}: ${(err as Error).message}${final ? '' : ' (it will be tried again)'}`);
       if (final && batch) await documentFailed(this.redis, batch, doc, (err as Error).message);
       throw err;
+    } finally {
+      this.reading = false;
     }
   }
 
@@ -108,17 +120,40 @@ export class BatchWorker {
     const settings = decodeSettings(data.flags);
     const fail = (message: string) => new UnrecoverableError(message);
     let file: string;
-    let outStem: string;
     let bytes: Uint8Array;
     try {
       file = insideRoot(this.opts.root, data.doc);
-      outStem = insideRoot(this.opts.root, data.out);
       bytes = readInput(file);
     } catch (err) {
       throw fail((err as Error).message);
     }
     if (sha256(bytes) !== data.hash) throw fail('it changed since it was added to the batch; add it again');
-    const store = new PageStore(outStem, documentKey(data.hash, settings.key));
+    if (settings.model !== null && !this.opts.models.includes(settings.model)) throw fail(`the model ${settings.model} is not one this worker was started with (--model)`);
+    // The output folder is opened once, here, and every write goes through it (folder-handle.ts).
+    let folder: FolderHandle;
+    let store: PageStore;
+    try {
+      folder = FolderHandle.open(this.opts.root, dirname(data.out), true);
+    } catch (err) {
+      throw fail((err as Error).message);
+    }
+    try {
+      try {
+        store = PageStore.open(folder, documentKey(data.hash, settings.key));
+      } catch (err) {
+        throw fail((err as Error).message);
+      }
+      try {
+        await this.readPages(job, data, settings, file, bytes, store);
+      } finally {
+        store.close();
+      }
+    } finally {
+      folder.close();
+    }
+  }
+
+  private async readPages(job: Job, data: PageJob, settings: DecodeSettings, file: string, bytes: Uint8Array, store: PageStore): Promise<void> {
     const wanted: number[] = [];
     for (let p = data.pages[0]; p <= data.pages[1]; p++) if (!store.has(p)) wanted.push(p);
     const started = Date.now();
@@ -129,24 +164,26 @@ export class BatchWorker {
       try {
         doc = await openDocument(basename(file), bytes);
       } catch (err) {
-        throw fail((err as Error).message.replace(`${basename(file)}: `, ''));
+        throw new UnrecoverableError((err as Error).message.replace(`${basename(file)}: `, ''));
       }
       try {
-        if (doc.info.pages.length !== data.pageCount) throw fail(`it has ${doc.info.pages.length} pages, not the ${data.pageCount} it was added with`);
+        if (doc.info.pages.length !== data.pageCount) throw new UnrecoverableError(`it has ${doc.info.pages.length} pages, not the ${data.pageCount} it was added with`);
         const recorder = new RunRecorder();
         await decodeDocument(doc, await engines.forPages(wanted.length), {
           options, pages: wanted, analysis: settings.analysis, signal: new AbortController().signal,
           emit: (events) => recorder.record(events),
-          figures: figureSink(outStem),
+          figures: async ({ page, index, image }) => store.putFigure(page, index, await png(image)),
           onPage: async (page) => {
-            const pageInfo = doc.info.pages[page.page]!;
             const record: PageRecord = {
-              info: pageInfo, recognised: page.recognised,
-              hocr: hocrPage(pageInfo, recorder.pageWords(page.page), recorder.pageTextAngle(page.page)),
-              json: data.outputs.json ? recorder.pageJSON(page.page) : null,
+              v: 2, info: doc.info.pages[page.page]!, recognised: page.recognised,
+              hocr: {
+                angle: recorder.pageTextAngle(page.page),
+                regions: recorder.pageWords(page.page).map(({ region, lines }) => ({ kind: region.kind, box: region.box, lines })),
+              },
+              json: data.outputs.json ? (recorder.pageJSON(page.page) as object) : null,
             };
             recorder.forget(page.page);
-            if (store.put(page.page, record)) await pageDone(this.redis, data.batch);
+            if (store.put(page.page, record)) await pageRead(this.redis, data.batch);
             await job.updateProgress({ page: page.page });
             if (this.stopping) throw new Stopping();
           },
@@ -156,19 +193,29 @@ export class BatchWorker {
       }
     }
     this.opts.log(`${data.doc}: pages ${data.pages[0] + 1}-${data.pages[1] + 1}, ${wanted.length} read in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    if (!store.complete(data.pageCount) || store.assembled()) return;
-    // Its bytes are the ones its pages were read from (the hash), so their format is known.
-    const doc = { docId: store.key, name: basename(file), format: detectFormat(bytes)! };
-    if (store.assemble(doc, data.pageCount, settings.options, data.outputs)) await documentDone(this.redis, data.batch, data.doc);
+    const kept: number[] = [];
+    for (let p = data.pages[0]; p <= data.pages[1]; p++) if (store.has(p)) kept.push(data.place[1] + p);
+    await pagesKept(this.redis, data.batch, kept);
+    const outputs = { stem: basename(data.out), ...data.outputs };
+    if (!store.complete(data.pageCount)) return;
+    if (!store.written(outputs)) {
+      // Its bytes are the ones its pages were read from (the hash), so their format is known.
+      try {
+        store.assemble({ docId: store.key, name: basename(file), format: detectFormat(bytes)! }, data.pageCount, settings.options, outputs);
+      } catch (err) {
+        throw new UnrecoverableError((err as Error).message);
+      }
+    }
+    await documentDone(this.redis, data.batch, data.place[0], data.doc);
   }
 }
 
-/** Figures beside the Markdown, as `npm run ocr` writes them: <name>-p<page>-figure<n>.png. */
-function figureSink(outStem: string): FigureSink {
-  return async ({ page, index, image }) => {
-    const name = `${basename(outStem)}-p${page + 1}-figure${index}.png`;
-    const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer();
-    writeAtomically(join(dirname(outStem), name), png);
-    return name;
-  };
+/** A worker as status names it: its machine and process. */
+export function workerName(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+/** A figure's pixels as the PNG `npm run ocr` writes. */
+function png(image: GrayImage): Promise<Buffer> {
+  return sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), { raw: { width: image.width, height: image.height, channels: 1 } }).png().toBuffer();
 }

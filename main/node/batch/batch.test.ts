@@ -18,8 +18,8 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { hugePng, scannedPdf } from '../../../test/support/bad-inputs';
-import { sharp } from '../image-codec';
-import { addonPath } from '../native-addon';
+import { sharp } from '../inputs/image-codec';
+import { addonPath } from '../engine/native-addon';
 import { BatchHarness, batchId, until } from './batch-harness';
 import { QUEUE_NAME, sha256 } from './batch-job';
 import { redisMissing } from './redis-process';
@@ -75,7 +75,7 @@ function sameAsSingleRun(out: string, names: string[]): void {
 test('two workers write what one npm run ocr writes; bad files fail alone; adding again reads nothing', { skip, timeout: 400_000 }, async () => {
   const added = h.add(['scans', 'broken'], 'out');
   assert.equal(added.status, 0, added.stderr);
-  assert.match(added.stdout, /^batch [0-9a-f]{16}: 2 document\(s\), 10 page\(s\) \(0 read already\), 3 job\(s\) queued/);
+  assert.match(added.stdout, /^batch [0-9a-f]{16}: 4 document\(s\) \(2 not added\), 10 page\(s\) \(0 read already\), 3 job\(s\) queued/);
   assert.match(added.stderr, /not added: broken\/bomb\.png: .*pixels/);
   assert.match(added.stderr, /not added: broken\/corrupt\.pdf: not a readable PDF/);
   const id = batchId(added.stdout);
@@ -96,7 +96,7 @@ test('two workers write what one npm run ocr writes; bad files fail alone; addin
 
   const again = h.add(['scans', 'broken'], 'out');
   assert.equal(again.status, 0, again.stderr);
-  assert.match(again.stdout, new RegExp(`^batch ${id}: 2 document\\(s\\), 10 page\\(s\\) \\(10 read already\\), 0 job\\(s\\) queued`));
+  assert.match(again.stdout, new RegExp(`^batch ${id}: 4 document\\(s\\) \\(2 not added\\), 10 page\\(s\\) \\(10 read already\\), 0 job\\(s\\) queued`));
   assert.equal(h.status(id).donePages, 10);
 });
 
@@ -147,7 +147,7 @@ test('jobs that name paths out of the root or unknown options fail alone, with o
   const queue = new Queue(QUEUE_NAME, { connection });
   const batchId = 'feedfacecafebeef';
   let reasons: Record<string, string> = {};
-  const job = { v: 1, batch: batchId, hash: 'a'.repeat(64), pages: [0, 0], pageCount: 1, out: 'hostile/x', flags: [], outputs: { json: false, hocr: false } };
+  const job = { v: 2, batch: batchId, hash: 'a'.repeat(64), pages: [0, 0], pageCount: 1, place: [0, 0], out: 'hostile/x', flags: [], outputs: { json: false, hocr: false } };
   try {
     await queue.addBulk([
       { name: 'pages', data: { ...job, doc: '../secret.pdf' } },
