@@ -7,7 +7,8 @@ import type { DocumentInfo } from '../../../common/protocol';
 import type { NativeModel } from '../engine/native-addon';
 import { decodePages, type DocumentRun } from './read/decode-document';
 import type { PageReaders } from './read/page-readers';
-import { openPageSource, type PageSource } from './source/page-source';
+import { openPageSource } from './source/page-source';
+import type { PageSource } from './source/rendered-pages';
 
 export { listSamples, readSample } from './source/samples';
 export { DEFAULT_PAGE_ANALYSIS, type PageAnalysisOptions } from './read/page-analysis';

@@ -15,7 +15,7 @@ import { sampleRotated } from '../detect/page-frame';
 import { pageNets } from '../detect/page-nets';
 import { analysePage, DEFAULT_PAGE_ANALYSIS, tokenBudget, type AnalysedPage, type PageAnalysisOptions } from './page-analysis';
 import type { PageCrop } from './page-crop';
-import type { PageSource } from '../source/page-source';
+import type { PageSource } from '../source/rendered-pages';
 import { confirmCheckBoxes, markEvents, withCheckBoxes } from './check-box-marks';
 import { ReadingChooser } from './reading-choice';
 import { pageReaders, type PageReaders } from './page-readers';

@@ -3,15 +3,14 @@
 // 20000x20000 image or a TIFF of 20,000 pages costs next to nothing. PDFs are parsed and drawn by pdf.js in a
 // worker thread with a bounded heap (pdf-source.ts).
 import { sharp } from '../../inputs/image-codec';
-import type { DocumentInfo, PageInfo } from '../../../../common/protocol';
-import type { GrayImage } from '../gray-image';
 import { fitScale } from './page-fit';
 import { largestPdfImage } from './pdf-images';
 import { DEFAULT_RENDER_BUDGET, type RenderBudget } from './pdf-render-budget';
 import { openPdfPages, PDF_HEAP_MB } from './pdf-source';
 import { readTiffPages } from './tiff-pages';
+import type { PageInfo } from '../../../../common/protocol';
+import type { DocumentFormat, PageSource } from './rendered-pages';
 
-export type DocumentFormat = DocumentInfo['format'];
 
 /** Images above this are refused outright (a 600 dpi A3 scan is 70 MP), in PDFs too. */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -20,14 +19,6 @@ export const MAX_PAGE_PIXELS = 16_000_000;
 /** Pages of one PDF or TIFF; longer documents are refused. */
 export const MAX_PAGES = 2000;
 export const DEFAULT_PDF_DPI = 200;
-
-export interface PageSource {
-  format: DocumentFormat;
-  pages: PageInfo[];
-  /** Renders one page at its PageInfo size; the caller drops it when done. */
-  render(index: number): Promise<GrayImage>;
-  close(): void;
-}
 
 export function detectFormat(bytes: Uint8Array): DocumentFormat | null {
   const b = (i: number) => bytes[i] ?? -1;

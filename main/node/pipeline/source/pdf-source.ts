@@ -4,7 +4,7 @@
 // and one line (bounded-worker.ts). A worker that runs past its time is stopped the same way.
 import { join } from 'node:path';
 import type { PageInfo } from '../../../../common/protocol';
-import type { PageSource } from './page-source';
+import type { PageSource } from './rendered-pages';
 import type { RenderBudget } from './pdf-render-budget';
 import { BoundedWorker, replyField } from '../../inputs/bounded-worker';
 import type { PdfCall, PdfReply } from './pdf-worker';
