@@ -4,8 +4,8 @@
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
 // editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts,
 // and cancelling then gives the text from before back; a form's check boxes come out as [ ] and [x]. With
-// SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot. Skipped, with the reason, where the
-// engine or the model is missing.
+// SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot from the sample report's table page.
+// Skipped, with the reason, where the engine or the model is missing.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,17 +127,6 @@ test('the model\'s MTP head drafts: rounds show its drafts going on to the next 
   }, undefined, { timeout: 120_000, polling: 50 });
   assert.deepEqual(await trunkTokens.jsonValue(), { count: 1 });
   await page.screenshot({ path: `${ARTIFACTS}/engine-mtp.png` });
-  // The README's picture is refreshed on purpose, not by every test run: the real scan mid-decode, rounds
-  // committing several tokens per forward, the words to check counted, and a word's heatmap on the page.
-  if (process.env.SACCADE_UPDATE_SCREENSHOT) {
-    await page.getByTestId('to-check').waitFor({ timeout: 120_000 });
-    await page.waitForTimeout(20_000);
-    await page.locator('.monaco-editor .view-lines').click();
-    await page.keyboard.press('Control+Home');
-    await page.keyboard.press('F8');
-    await page.getByTestId('heatmap').and(page.locator('[data-heat-origin=editor]')).waitFor({ timeout: 10_000 });
-    await page.screenshot({ path: join(ROOT, 'assets/screenshot.png') });
-  }
   if ((await phase()) === 'decoding') await page.getByTestId('cancel').click();
   // Cancelled, the text from before this decode comes back; a decode that got to the end is the text.
   await page.locator('[data-testid=notice]:has-text("cancelled: the text from before it is back"), [data-testid=progress][data-phase=done]')
@@ -208,5 +197,28 @@ test('a form\'s check boxes come out as [ ] and [x], in the editor and the expor
     assert.deepEqual(formErrors, []);
   } finally {
     await formContext.close();
+  }
+});
+
+// The README's picture is refreshed on purpose, not by every test run: the sample report decoded by the real
+// engine, its table page with the preview beside the Markdown, a cell chosen in the preview and shown where it
+// was read on the page, and the rounds and words to check of the decode.
+test('the README screenshot: a real decode with its table in the preview', { skip: skip || (process.env.SACCADE_UPDATE_SCREENSHOT ? false : 'only with SACCADE_UPDATE_SCREENSHOT=1') }, async () => {
+  const shotContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const shot = await shotContext.newPage();
+  try {
+    await shot.goto(app.url);
+    await shot.getByTestId('engine-status').filter({ hasText: /engine ·/ }).waitFor({ timeout: 60_000 });
+    await shot.getByTestId('file-input').setInputFiles(join(ROOT, 'assets/samples/two-page-report.pdf'));
+    await shot.locator('[data-testid=progress][data-phase=done]').waitFor({ timeout: 600_000 });
+    await shot.getByTestId('preview-toggle').click();
+    const cell = shot.getByTestId('preview').locator('table td').first();
+    await cell.waitFor({ timeout: 10_000 });
+    await cell.scrollIntoViewIfNeeded();
+    await cell.click();
+    await shot.getByTestId('spotlight').waitFor({ timeout: 10_000 });
+    await shot.screenshot({ path: join(ROOT, 'assets/screenshot.png') });
+  } finally {
+    await shotContext.close();
   }
 });
