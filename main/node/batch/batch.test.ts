@@ -11,7 +11,7 @@
 // nine-page PDF of it, which takes two jobs.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -93,6 +93,11 @@ test('two workers write what one npm run ocr writes; bad files fail alone; addin
   // Both workers read: the nine-page PDF's two jobs, or one of them and the letter.
   for (const w of workers) assert.match(w.log(), /pages \d+-\d+, [1-9]\d* read in/, w.log());
   sameAsSingleRun('out', ['letter', 'letter-9']);
+  // The output folder holds the names npm run ocr writes, figures included, and no temporary name: a figure is
+  // kept in the store with its page and put in place with its document.
+  assert.deepEqual(readdirSync(join(root, 'out')).filter((n) => !n.startsWith('.')).sort(), readdirSync(join(root, 'single')).sort());
+  const store = join(root, 'out', '.saccade-pages');
+  assert.ok(readdirSync(store).some((key) => readdirSync(join(store, key)).some((f) => /^p\d+-figure\d+\.png$/.test(f))), 'a figure kept in the store');
 
   const again = h.add(['scans', 'broken'], 'out');
   assert.equal(again.status, 0, again.stderr);
