@@ -45,8 +45,13 @@ class RapidProcess {
     let started: () => void;
     let failed: (err: Error) => void;
     this.ready = new Promise((resolve, reject) => ((started = resolve), (failed = reject)));
+    let isReady = false;
     lines.on('line', (line) => {
-      if (line.includes('"ready"')) return started();
+      // The first line says the models are loaded; every later one answers the oldest request.
+      if (!isReady) {
+        isReady = true;
+        return started();
+      }
       this.waiting.shift()?.resolve(line);
     });
     const stop = (err: Error) => {
@@ -55,6 +60,7 @@ class RapidProcess {
       for (const w of this.waiting.splice(0)) w.reject(err);
     };
     this.child.on('error', stop);
+    this.child.stdin.on('error', stop);
     this.child.on('exit', (code) => stop(new Error(`rapidocr exited with ${code}`)));
   }
 
