@@ -20,7 +20,7 @@ import { finished, listLine, secondsLeft, statusText } from './batch/batch-statu
 import { BatchWorker } from './batch/batch-worker';
 import { redisUrl } from './batch/redis-url';
 import { ProgressBar } from './cli/progress-bar';
-import { terminalText } from './cli/terminal-text';
+import { terminalJson, terminalText } from './cli/terminal-text';
 import { userPath } from './cli/user-folder';
 
 const USAGE = `usage: npm run batch -- add <files or folders...> -o <folder> [--root DIR] [--json] [--hocr] [decode options of npm run ocr]
@@ -109,7 +109,7 @@ async function status(redis: Redis, p: Parsed): Promise<number> {
       if (!p.switches.has('--follow') || finished(s)) {
         if (p.switches.has('--follow')) bar.done();
         const left = secondsLeft(s);
-        console.log(p.switches.has('--json') ? JSON.stringify({ ...s, secondsLeft: finished(s) ? 0 : left, workers, inHand, finished: finished(s) }) : statusText(s, workers, inHand));
+        console.log(p.switches.has('--json') ? terminalJson({ ...s, secondsLeft: finished(s) ? 0 : left, workers, inHand, finished: finished(s) }) : statusText(s, workers, inHand));
         return s.failed.length > 0 ? 1 : 0;
       }
       bar.start(`batch ${id} (${workers} worker(s))`);
@@ -125,7 +125,7 @@ async function status(redis: Redis, p: Parsed): Promise<number> {
 async function list(redis: Redis, p: Parsed): Promise<number> {
   const ids = await batchIds(redis);
   const all = (await Promise.all(ids.map((id) => batchStatus(redis, id)))).filter((s) => s !== null);
-  if (p.switches.has('--json')) console.log(JSON.stringify(all.map((s) => ({ ...s, finished: finished(s) }))));
+  if (p.switches.has('--json')) console.log(terminalJson(all.map((s) => ({ ...s, finished: finished(s) }))));
   else if (all.length === 0) console.log('no batch has been added to this Redis');
   else for (const s of all) console.log(listLine(s));
   return 0;

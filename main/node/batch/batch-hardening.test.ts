@@ -70,7 +70,7 @@ test('a job stored in Redis too large is failed unread: the worker\'s memory doe
 
 test('a job\'s name with control characters is escaped in the worker\'s log and in status', { skip, timeout: 60_000 }, async () => {
   const id = 'badc0ffee0ddf00d';
-  const doc = 'scans/\u001b]0;owned\u0007\u001b[2J.pdf';
+  const doc = 'scans/\u001b]0;owned\u0007\u001b[2J\u009b31m.pdf';
   const connection = new Redis(h.redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUE_NAME, { connection });
   const worker = h.startWorker();
@@ -86,11 +86,13 @@ test('a job\'s name with control characters is escaped in the worker\'s log and 
     worker.child.kill('SIGTERM');
     await worker.exited;
   }
-  const escaped = 'scans/\\x1b]0;owned\\x07\\x1b[2J.pdf';
+  const escaped = 'scans/\\x1b]0;owned\\x07\\x1b[2J\\x9b31m.pdf';
   assert.ok(worker.log().includes(`${escaped}: `), worker.log());
   const status = h.batch(['status', id]);
   assert.ok(status.stdout.includes(`  ${escaped}: `), status.stdout);
-  for (const printed of [worker.log(), status.stdout, status.stderr]) assert.doesNotMatch(printed, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  const json = h.batch(['status', id, '--json']);
+  assert.equal((JSON.parse(json.stdout) as { failed: Array<{ doc: string }> }).failed[0]!.doc, doc);
+  for (const printed of [worker.log(), status.stdout, status.stderr, json.stdout]) assert.doesNotMatch(printed, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 });
 
 test('an output folder swapped for a link mid-job: nothing is written outside the root', { skip, timeout: 240_000 }, async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { addonPath } from '../engine/native-addon';
-import { terminalText } from './terminal-text';
+import { terminalJson, terminalText } from './terminal-text';
 
 /** Retitles the window (OSC 0 ... BEL), then clears the screen (CSI 2 J). */
 const HOSTILE = '\u001b]0;owned\u0007\u001b[2J';
@@ -17,6 +17,13 @@ test('control characters, C1 controls and bidirectional overrides are written as
   assert.equal(terminalText(`scan${HOSTILE}.png`), 'scan\\x1b]0;owned\\x07\\x1b[2J.png');
   assert.equal(terminalText('a\nb\rc\td\u009be\u202ef\u2066'), 'a\\x0ab\\x0dc\\x09d\\x9be\\u202ef\\u2066');
   assert.equal(terminalText('Straße 東京 naïve — ok'), 'Straße 東京 naïve — ok');
+});
+
+test('JSON for a terminal escapes the controls JSON.stringify leaves, and reads back the same', () => {
+  const value = { doc: 'a\u001b[2Jb\u009b31mc\u202ed', n: 1 };
+  const json = terminalJson(value);
+  assert.equal(json, '{"doc":"a\\u001b[2Jb\\u009b31mc\\u202ed","n":1}');
+  assert.deepEqual(JSON.parse(json), value);
 });
 
 test('the CLI\'s error: and failed: lines escape a file\'s name', { skip: !existsSync(addonPath()) && 'native engine not built' }, async () => {

@@ -13,3 +13,11 @@ export function terminalText(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/**
+ * A value as JSON for a terminal: JSON.stringify escapes C0 controls but leaves DEL, C1 controls and the
+ * bidirectional marks as they are, so those are written as \u escapes too (the same JSON to a reader).
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
