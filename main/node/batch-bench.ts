@@ -84,10 +84,10 @@ async function memoryPerJob(redisUrl: string, redis: Redis, n: number): Promise<
   const used = async () => Number((await info(redis, 'memory')).get('used_memory'));
   await queue.obliterate({ force: true });
   const before = await used();
-  const data = { v: 1, batch: '0123456789abcdef', doc: 'archive/box-0042/folder-07/scan-000123.pdf', hash: 'a'.repeat(64), pages: [0, 7], pageCount: 24,
-    out: 'ocr/box-0042/folder-07/scan-000123', flags: ['--mode', 'spec'], outputs: { json: false, hocr: true } };
+  const data = { v: 2, batch: '0123456789abcdef', doc: 'archive/box-0042/folder-07/scan-000123.pdf', hash: 'a'.repeat(64), pages: [0, 7], pageCount: 24,
+    place: [4123, 98_952], out: 'ocr/box-0042/folder-07/scan-000123', flags: ['--mode', 'spec'], outputs: { json: false, hocr: true } };
   for (let i = 0; i < n; i += 1000) {
-    await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'pages', data, opts: { jobId: `0123456789abcdef-${'b'.repeat(32)}-${i + k}` } })));
+    await queue.addBulk(Array.from({ length: Math.min(1000, n - i) }, (_, k) => ({ name: 'pages', data, opts: { jobId: `0123456789abcdef-${4123 + i + k}-0` } })));
   }
   const queued = await used();
   const connection = connect(redisUrl);
