@@ -28,7 +28,9 @@ async function main(): Promise<number> {
     plan = planOutputs(listed, out, args);
     for (const folder of plan.folders) mkdirSync(folder, { recursive: true });
   } catch (err) {
-    console.error((err as Error).message);
+    // An option's value or a path quoted in the message is the user's text: each line is escaped on its own, so
+    // that the usage text keeps its line breaks.
+    console.error((err as Error).message.split('\n').map(terminalText).join('\n'));
     return 2;
   }
   args.modelDir = userPath(args.modelDir);

@@ -43,3 +43,13 @@ test('the CLI\'s error: and failed: lines escape a file\'s name', { skip: !exist
   assert.ok(lines.some((l) => l.startsWith('failed: ')), r.stderr);
   assert.doesNotMatch(r.stderr.replace(/\r/g, ''), RAW_CONTROL);
 });
+
+test('the CLI\'s refusal of an option or a path escapes what it quotes, and its usage keeps its lines', () => {
+  const root = join(__dirname, '..', '..', '..');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'cli.ts'), 'a.png', '--mode', `spec${HOSTILE}`], { encoding: 'utf8', cwd: root });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /\\x1b\]0;owned\\x07/);
+  assert.doesNotMatch(r.stderr.replace(/\r/g, ''), RAW_CONTROL);
+  const usage = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'cli.ts'), '--help'], { encoding: 'utf8', cwd: root });
+  assert.ok(usage.stderr.trim().split('\n').length > 3, 'the usage text keeps its line breaks');
+});
