@@ -4,7 +4,7 @@
 // hovering a token shows its fixation heatmap, an edit survives a reload, and the exported file equals the
 // editor's text; the MTP head's rounds show; a killed engine is reported, its text kept, and decoding restarts,
 // and cancelling then gives the text from before back; a form's check boxes come out as [ ] and [x]. With
-// SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot from the sample report's table page.
+// SACCADE_UPDATE_SCREENSHOT=1 it also rewrites the README screenshot from a form with a table.
 // Skipped, with the reason, where the engine or the model is missing.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -200,20 +200,20 @@ test('a form\'s check boxes come out as [ ] and [x], in the editor and the expor
   }
 });
 
-// The README's picture is refreshed on purpose, not by every test run: the sample report decoded by the real
-// engine, its table page with the preview beside the Markdown, a cell chosen in the preview and shown where it
-// was read on the page, and the rounds and words to check of the decode.
+// The README's picture is refreshed on purpose, not by every test run: a generated form decoded by the real
+// engine, its table and check boxes in the preview beside the Markdown, and a cell chosen in the preview shown
+// where it was read on the page.
 test('the README screenshot: a real decode with its table in the preview', { skip: skip || (process.env.SACCADE_UPDATE_SCREENSHOT ? false : 'only with SACCADE_UPDATE_SCREENSHOT=1') }, async () => {
   const shotContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const shot = await shotContext.newPage();
   try {
     await shot.goto(app.url);
     await shot.getByTestId('engine-status').filter({ hasText: /engine ·/ }).waitFor({ timeout: 60_000 });
-    await shot.getByTestId('file-input').setInputFiles(join(ROOT, 'assets/samples/two-page-report.pdf'));
+    await shot.getByTestId('file-input').setInputFiles(join(ROOT, 'test/fixtures/pages/form-check-boxes.png'));
     await shot.locator('[data-testid=progress][data-phase=done]').waitFor({ timeout: 600_000 });
     await shot.getByTestId('preview-toggle').click();
     const cell = shot.getByTestId('preview').locator('table td').first();
-    await cell.waitFor({ timeout: 10_000 });
+    await cell.waitFor({ state: 'attached', timeout: 10_000 });
     await cell.scrollIntoViewIfNeeded();
     await cell.click();
     await shot.getByTestId('spotlight').waitFor({ timeout: 10_000 });
