@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "events_js.h"
+#include "freed_memory.h"
 
 namespace saccade::js {
 
@@ -63,6 +64,7 @@ struct Job final : EventSink {
     } catch (...) {
       fin->error = "unknown native error";
     }
+    return_freed_memory();
     flush(std::chrono::steady_clock::now());
     if (tsfn.NonBlockingCall(fin) != napi_ok) delete fin;
     tsfn.Release();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "events_js.h"
+#include "freed_memory.h"
 #include "page/page_nets.h"
 
 namespace saccade::js {
@@ -35,6 +36,7 @@ class RunWorker : public Napi::AsyncWorker {
     try {
       std::lock_guard<std::mutex> lk(h_->run_mu);
       for (const GreyImage& im : images_) out_.push_back(run_page_net(net_, im.pixels.data(), im.height, im.width));
+      return_freed_memory();
     } catch (const std::exception& e) {
       SetError(e.what());
     }
