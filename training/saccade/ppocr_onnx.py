@@ -142,20 +142,23 @@ def _assemble(convs, affines, norms, linears, heads, pool):
     return config, {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state.items()}
 
 
-def reference_outputs(path, pixels):
-    """onnxruntime's own outputs of the original graph for pixels [B, 3, 48, W] (numpy): backbone [B, T, 480],
-    neck [B, T, 120] and CTC probabilities [B, T, K]. For parity tests; nothing at run time reads ONNX."""
+def run_with_outputs(path, names, pixels):
+    """onnxruntime on the original graph for pixels [B, 3, 48, W], returning its output and the named inner
+    values too. For parity tests; nothing at run time reads ONNX."""
     import onnxruntime
 
     model = onnx.load(path)
+    model.graph.output.extend([onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None) for name in names])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {session.get_inputs()[0].name: pixels})
+
+
+def reference_outputs(path, pixels):
+    """onnxruntime's own outputs of the original graph for pixels [B, 3, 48, W] (numpy): backbone [B, T, 480],
+    neck [B, T, 120] and CTC probabilities [B, T, K]."""
     g = _Graph(path)
     pool = next(n for n in g.nodes if n.op_type == "AveragePool").output[0]
     head = [n for n in g.nodes if n.op_type == "MatMul"][-1]
     squeeze = g.producer[g.producer[head.input[0]].input[0]]
-    neck = squeeze.input[0]
-    model.graph.output.extend([onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None)
-                               for name in (pool, neck)])
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    probs, backbone, neck_out = session.run(None, {session.get_inputs()[0].name: pixels})
-    return {"backbone": backbone[:, :, 0].transpose(0, 2, 1), "neck": neck_out[:, :, 0].transpose(0, 2, 1),
-            "probs": probs}
+    probs, backbone, neck = run_with_outputs(path, (pool, squeeze.input[0]), pixels)
+    return {"backbone": backbone[:, :, 0].transpose(0, 2, 1), "neck": neck[:, :, 0].transpose(0, 2, 1), "probs": probs}

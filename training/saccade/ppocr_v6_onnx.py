@@ -13,6 +13,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
+from .ppocr_onnx import run_with_outputs
+
 
 class _Graph:
     def __init__(self, path):
@@ -151,16 +153,9 @@ def read_graph(path):
 
 def reference_outputs(path, pixels):
     """onnxruntime's own outputs of the original graph for pixels [B, 3, 48, W] (numpy): backbone [B, T, 384],
-    neck [B, T, 120] and CTC probabilities [B, T, K]. For parity tests; nothing at run time reads ONNX."""
-    import onnxruntime
-
-    model = onnx.load(path)
+    neck [B, T, 120] and CTC probabilities [B, T, K]."""
     g = _Graph(path)
     pool = next(n for n in g.nodes if n.op_type == "AveragePool").output[0]
     head = [n for n in g.nodes if n.op_type == "MatMul"][-1]
-    neck = head.input[0]
-    model.graph.output.extend([onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None)
-                               for name in (pool, neck)])
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    probs, backbone, neck_out = session.run(None, {session.get_inputs()[0].name: pixels})
-    return {"backbone": backbone[:, :, 0].transpose(0, 2, 1), "neck": neck_out, "probs": probs}
+    probs, backbone, neck = run_with_outputs(path, (pool, head.input[0]), pixels)
+    return {"backbone": backbone[:, :, 0].transpose(0, 2, 1), "neck": neck, "probs": probs}

@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 import torch
+from line_golden import check_golden, close
 
 from saccade.line_encoder import LineEncoder, ctc_greedy, line_pixels
 from saccade.line_model import load_encoder
@@ -25,9 +26,6 @@ def encoder():
     return model.eval()
 
 
-def close(ours, ref):
-    """Max difference relative to the reference's own scale."""
-    return float(np.abs(ours - ref).max()) <= 1e-4 * max(1.0, float(np.abs(ref).max()))
 
 
 @needs_package
@@ -41,15 +39,7 @@ def test_converted_structure_is_pp_ocrv4(encoder):
 
 @needs_package
 def test_matches_the_committed_onnxruntime_golden(encoder):
-    golden = np.load(GOLDEN)
-    for i in range(3):
-        with torch.no_grad():
-            out = encoder(line_pixels(golden[f"image{i}"]))
-        assert close(out["backbone"][0].numpy(), golden[f"backbone{i}"])
-        assert close(out["neck"][0].numpy(), golden[f"neck{i}"])
-        probs = torch.softmax(out["ctc_logits"][0], -1)
-        assert (probs.argmax(-1).numpy() == golden[f"best{i}"]).all()
-        assert np.abs(probs.max(-1).values.numpy() - golden[f"best_prob{i}"]).max() < 1e-3
+    check_golden(encoder, GOLDEN)
 
 
 @needs_package

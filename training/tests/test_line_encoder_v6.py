@@ -3,9 +3,9 @@ features within 1e-4 of their scale, the same CTC readout, and the structure rea
 import importlib.util
 import os
 
-import numpy as np
 import pytest
 import torch
+from line_golden import check_golden, close
 
 from saccade.line_encoder import ctc_greedy, line_pixels
 from saccade.line_encoder_v6 import LineEncoderV6
@@ -25,8 +25,6 @@ def converted():
     return model.eval(), charset
 
 
-def close(ours, ref):
-    return float(np.abs(ours - ref).max()) <= 1e-4 * max(1.0, float(np.abs(ref).max()))
 
 
 @needs_package
@@ -46,15 +44,7 @@ def test_converted_structure_is_pp_ocrv6_small(converted):
 @needs_package
 def test_matches_the_committed_onnxruntime_golden(converted):
     model, _ = converted
-    golden = np.load(GOLDEN)
-    for i in range(3):
-        with torch.no_grad():
-            out = model(line_pixels(golden[f"image{i}"]))
-        assert close(out["backbone"][0].numpy(), golden[f"backbone{i}"])
-        assert close(out["neck"][0].numpy(), golden[f"neck{i}"])
-        probs = torch.softmax(out["ctc_logits"][0], -1)
-        assert (probs.argmax(-1).numpy() == golden[f"best{i}"]).all()
-        assert np.abs(probs.max(-1).values.numpy() - golden[f"best_prob{i}"]).max() < 1e-3
+    check_golden(model, GOLDEN)
 
 
 @needs_package
