@@ -52,20 +52,26 @@ void parse_vit_vision(const Json& v, int version, VisionConfig* out) {
   }
 }
 
+// What every line encoder's block states: its channels in and out, its depthwise kernel and its strides.
+LineBlockConfig parse_block_shape(const Json& b, const std::string& bp) {
+  LineBlockConfig block{};
+  block.in = get_int(b, "in", bp, 1, 4096);
+  block.out = get_int(b, "out", bp, 1, 4096);
+  block.kernel = get_int(b, "kernel", bp, 1, 7);
+  const auto& stride = b.at("stride", bp).items(bp + ".stride");
+  if (stride.size() != 2) throw EngineError(bp + ".stride: expected 2 entries");
+  block.stride_h = int(stride[0].integer(bp + ".stride"));
+  block.stride_w = int(stride[1].integer(bp + ".stride"));
+  return block;
+}
+
 // PP-OCRv4's blocks: a depthwise and a pointwise convolution, squeeze-excite where `se`.
 int parse_v4_blocks(const Json& enc, const std::string& ep, LineEncoderConfig* e) {
   e->stem_channels = get_int(enc, "stem_channels", ep, 1, 1024);
   int channels = e->stem_channels, height = 24;  // the stem halves the 48-pixel line
   for (const Json& b : enc.at("blocks", ep).items(ep + ".blocks")) {
     const std::string bp = ep + ".blocks";
-    LineBlockConfig block{};
-    block.in = get_int(b, "in", bp, 1, 4096);
-    block.out = get_int(b, "out", bp, 1, 4096);
-    block.kernel = get_int(b, "kernel", bp, 1, 7);
-    const auto& stride = b.at("stride", bp).items(bp + ".stride");
-    if (stride.size() != 2) throw EngineError(bp + ".stride: expected 2 entries");
-    block.stride_h = int(stride[0].integer(bp + ".stride"));
-    block.stride_w = int(stride[1].integer(bp + ".stride"));
+    LineBlockConfig block = parse_block_shape(b, bp);
     block.se = b.at("se", bp).boolean(bp + ".se");
     if (block.kernel % 2 == 0 || block.in != channels || block.stride_h < 1 || block.stride_h > 2 ||
         block.stride_w < 1 || block.stride_w > 2)
@@ -87,15 +93,8 @@ int parse_v6_blocks(const Json& enc, const std::string& ep, LineEncoderConfig* e
   int channels = e->stem_out, height = 12;  // the stem quarters the 48-pixel line
   for (const Json& b : enc.at("blocks", ep).items(ep + ".blocks")) {
     const std::string bp = ep + ".blocks";
-    LineBlockConfig block{};
-    block.in = get_int(b, "in", bp, 1, 4096);
-    block.out = get_int(b, "out", bp, 1, 4096);
+    LineBlockConfig block = parse_block_shape(b, bp);
     block.hidden = get_int(b, "hidden", bp, 1, 16384);
-    block.kernel = get_int(b, "kernel", bp, 1, 7);
-    const auto& stride = b.at("stride", bp).items(bp + ".stride");
-    if (stride.size() != 2) throw EngineError(bp + ".stride: expected 2 entries");
-    block.stride_h = int(stride[0].integer(bp + ".stride"));
-    block.stride_w = int(stride[1].integer(bp + ".stride"));
     block.se_mid = get_int(b, "se", bp, 0, 4096);
     block.se = block.se_mid > 0;
     block.residual = b.at("residual", bp).boolean(bp + ".residual");
