@@ -5,10 +5,9 @@
 // a pooled figure can be traced to the documents that moved it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sharp } from './inputs/image-codec';
 import { DECODE_MODES, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import type { Box, LayoutRegion } from '../../common/protocol';
-import { isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
+import { imageSize, isWordSource, loadDatasets, SOURCE_LANGUAGE, WORD_SOURCES, type DatasetName, type EvalItem, type WordSource } from './eval/datasets';
 import { latexExactMatch } from './eval/latex-match';
 import { writePageReport } from './eval/page-report';
 import { readingOrderEdit } from './eval/reading-order-metric';
@@ -152,8 +151,7 @@ const oursLayoutOnly: System = async (item) => {
 const tesseract: System = async (item) => {
   const kind = cropKind[item.dataset];
   const page = await runTesseract(item.image, kind ? 6 : null, SOURCE_LANGUAGE[item.dataset] ?? 'eng');
-  const meta = await sharp(item.image).metadata();
-  const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
+  const frame = (await imageSize(item.image)) ?? { width: 1, height: 1 };
   return { text: kind === 'table' ? linesAsTable(page.lines) : page.text, order: page.blocks, frame,
     words: page.lines.flat().map((w) => ({ text: w.text, box: w.box, confidence: w.conf / 100 })), ms: page.ms };
 };
@@ -175,8 +173,7 @@ function rapidLinesAsTable(lines: readonly RapidLine[]): string {
 function rapidocr(readers: RapidReaders): System {
   return async (item) => {
     const page = await readers.read(item.image);
-    const meta = await sharp(item.image).metadata();
-    const frame = { width: meta.autoOrient?.width ?? meta.width ?? 1, height: meta.autoOrient?.height ?? meta.height ?? 1 };
+    const frame = (await imageSize(item.image)) ?? { width: 1, height: 1 };
     // Its confidence is per line: each word of a line gets the line's score.
     const words = page.lines.flatMap((l) => (l.words.length ? l.words : l.text.split(/\s+/).filter(Boolean).map((text) => ({ text, box: l.box })))
       .map((w) => ({ ...w, confidence: l.score })));

@@ -58,7 +58,8 @@ function omniOrder(json: string): Box[] {
     });
 }
 
-async function imageSize(path: string): Promise<{ width: number; height: number } | null> {
+/** An image's size as it is shown (its EXIF orientation applied), or null where its header does not say. */
+export async function imageSize(path: string): Promise<{ width: number; height: number } | null> {
   const meta = await sharp(path).metadata();
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
