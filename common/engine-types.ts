@@ -74,8 +74,12 @@ export interface RegionInput {
   pixels: Uint8Array;
 }
 
-/** How a committed token came to be. */
-export type TokenSource = 'ar' | 'accepted' | 'corrected' | 'diffusion';
+/**
+ * How a committed token came to be. 'encoder': a line the decoder cannot write (it holds a character outside
+ * the decoder's vocabulary, such as Chinese or Japanese) is written from the line encoder's own CTC reading,
+ * one character a token, with id -1 and that character's probability as its arProb.
+ */
+export type TokenSource = 'ar' | 'accepted' | 'corrected' | 'diffusion' | 'encoder';
 
 export interface Fixation {
   /** Merged-grid image token indices (row-major over grid.rows x grid.cols), strongest first. */

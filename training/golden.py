@@ -6,17 +6,22 @@ Re-run after every export that ships:
 import argparse
 import json
 import os
+import subprocess
 
 import numpy as np
 import torch
+from PIL import Image, ImageDraw, ImageFont
 
 from saccade.checkpoint import load
+from saccade.line_model import LineOCR
 from saccade.decode import MtpDrafter, Region, causal, draft_mask, greedy_ar, mtp_spec, self_spec
 from saccade.mtp import DRAFTS as MTP_DRAFTS
 from saccade.sequence import text_positions
 from saccade.vocab import MASK, PROMPTS
 
 GOLDEN_SEED_BASE = 2_000_000_000  # outside training and evaluation seeds
+# A line no Latin decoder can write: the engine writes it from the encoder's own reading.
+FOREIGN_LINE = "東京駅から新幹線で大阪へ行きます，运费为 120 元。"
 MAX_PIXELS = {"text": 48 * 500, "formula": 80 * 500, "table": 200 * 450}
 
 
@@ -80,6 +85,26 @@ def region_golden(model, image, kind, out_dir, name, max_new):
 
 
 
+def cjk_font():
+    """fontconfig's Simplified Chinese face of Noto Sans CJK (Debian's fonts-noto-cjk) as (file, face index), or None."""
+    try:
+        found = subprocess.run(["fc-match", "-f", "%{file}|%{index}", "Noto Sans CJK SC"], capture_output=True,
+                               text=True, timeout=30).stdout
+    except OSError:
+        return None
+    path, _, index = found.partition("|")
+    return (path, int(index or 0)) if "NotoSansCJK" in path and os.path.exists(path) else None
+
+
+def foreign_line(font):
+    """A printed line of Chinese and Japanese (with digits) on a light ground, as a scan's line crop."""
+    face = ImageFont.truetype(font[0], 30, index=font[1])
+    left, top, right, bottom = face.getbbox(FOREIGN_LINE)
+    image = Image.new("L", (right - left + 24, 48), 246)
+    ImageDraw.Draw(image).text((12 - left, (48 - (bottom - top)) // 2 - top), FOREIGN_LINE, font=face, fill=24)
+    return np.array(image)
+
+
 def mtp_first_drafts(model, pixels, kind):
     """The head's logits for the first MTP_DRAFTS drafts [n, V]: its pass over the prefix (the prompt's row
     reads the greedy first token), then its chain on its own argmax guesses."""
@@ -120,6 +145,16 @@ def main():
         index["regions"][name] = entry
         print(name, region.image.shape, "ar", len(entry["greedy_ar_ids"]),
               "identical", entry["greedy_ar_ids"] == entry["self_spec_ids"])
+    font = cjk_font()
+    if isinstance(model, LineOCR) and font is not None:
+        image = foreign_line(font)
+        written = model.encoder_written(model.prepare(image))
+        if written is not None:
+            np.ascontiguousarray(image).tofile(os.path.join(args.out_dir, "foreign.image.u8"))
+            index["written_by_encoder"] = {"foreign": {
+                "kind": "text", "image": {"file": "foreign.image.u8", "dtype": "uint8", "shape": list(image.shape)},
+                "printed": FOREIGN_LINE, "text": written}}
+            print("foreign", image.shape, "encoder reads", written)
     with open(os.path.join(args.out_dir, "index.json"), "w") as f:
         json.dump(index, f, indent=1, ensure_ascii=False)
 

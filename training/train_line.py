@@ -188,8 +188,9 @@ def main():
         own = model.state_dict()
         # The encoder is the pretrained one named by --encoder, never the initial model's.
         kept = {k: v for k, v in init.items() if k in own and v.shape == own[k].shape
-                and not k.startswith("encoder.") and k != "ctc_map"}
-        afresh = sorted(k for k in own if k not in kept and not k.startswith("encoder.") and k != "ctc_map")
+                and not k.startswith("encoder.") and k not in ("ctc_map", "encoder_charset")}
+        afresh = sorted(k for k in own if k not in kept and not k.startswith("encoder.")
+                        and k not in ("ctc_map", "encoder_charset"))
         if afresh:
             print(f"--init: {len(afresh)} tensors start afresh: {', '.join(afresh)}", flush=True)
         model.load_state_dict(kept, strict=False)

@@ -77,22 +77,23 @@ std::vector<int> ids(const Json& j, const char* key) {
   return v;
 }
 
+RegionInput region_input(const Golden& g, const std::string& id, const Json& e) {
+  const auto shape = e.at("image", "").at("shape", "image").items("shape");
+  RegionInput in;
+  in.id = id;
+  in.kind = e.at("kind", "").str("kind");
+  in.height = int(shape[0].integer("h"));
+  in.width = int(shape[1].integer("w"));
+  const std::string px = sctest::read_file(g.dir + "/" + e.at("image", "").at("file", "image").str("file"));
+  CHECK(px.size() == size_t(in.width) * in.height);
+  in.pixels.assign(px.begin(), px.end());
+  return in;
+}
+
 template <class F>
 void for_each_region(F&& f) {
   Golden* g = golden();
-  for (const auto& kv : g->index.at("regions", "").members("regions")) {
-    const Json& e = kv.second;
-    const auto shape = e.at("image", "").at("shape", "image").items("shape");
-    RegionInput in;
-    in.id = kv.first;
-    in.kind = e.at("kind", "").str("kind");
-    in.height = int(shape[0].integer("h"));
-    in.width = int(shape[1].integer("w"));
-    const std::string px = sctest::read_file(g->dir + "/" + e.at("image", "").at("file", "image").str("file"));
-    CHECK(px.size() == size_t(in.width) * in.height);
-    in.pixels.assign(px.begin(), px.end());
-    f(*g, kv.first, e, in);
-  }
+  for (const auto& kv : g->index.at("regions", "").members("regions")) f(*g, kv.first, kv.second, region_input(*g, kv.first, kv.second));
 }
 
 DecodeOptions greedy(DecodeMode mode, int block, int max_new) {
@@ -280,6 +281,40 @@ TEST(golden_a_line_read_right_decodes_in_one_forward) {
   });
   std::printf("     %d golden regions read right by the encoder\n", read_right);
   CHECK(read_right > 0);
+}
+
+// A line in a script the decoder lacks (Chinese and Japanese) is the encoder's own reading, as the reference
+// writes it (LineOCR.encoder_written), in every mode: one token a character, of source encoder and id -1, each
+// with its probability and the column it was read in, and no forward of the decoder.
+TEST(golden_a_line_the_decoder_cannot_write_is_the_encoders_reading) {
+  Golden* g = golden();
+  if (!g->index.find("written_by_encoder")) throw sctest::Skip("the goldens hold no line in a script the decoder lacks");
+  for (const auto& kv : g->index.at("written_by_encoder", "").members("written_by_encoder")) {
+    const RegionInput in = region_input(*g, kv.first, kv.second);
+    const std::string expect = kv.second.at("text", "").str("text");
+    std::vector<DecodeMode> modes{DecodeMode::AR, DecodeMode::Spec};
+    if (g->model->mtp) modes.push_back(DecodeMode::Mtp);
+    for (DecodeMode mode : modes) {
+      std::atomic<bool> cancel{false};
+      sctest::Collect sink;
+      ModelMemory memory;
+      const auto r = decode_regions(*g->model, {in}, greedy(mode, 0, 64), sink, cancel, &memory);
+      CHECK_MSG(r.regions[0].text == expect, kv.first << ": wrote '" << r.regions[0].text << "', the reference '" << expect << "'");
+      CHECK(r.regions[0].stats.forwards == 0);
+      std::string text;
+      int last_column = -1;
+      for (const Event& e : sink.events) {
+        if (e.type != Event::Type::Token) continue;
+        text += e.text;
+        CHECK(e.source == TokenSource::Encoder && e.id == -1);
+        CHECK(e.ar_prob > 0 && e.ar_prob <= 1);
+        CHECK(e.has_fixation && e.fixation.indices.size() == 1 && e.fixation.indices[0] > last_column);
+        last_column = e.fixation.indices[0];
+      }
+      CHECK(text == expect);
+      CHECK(sink.count(Event::Type::RegionEnd) == 1);
+    }
+  }
 }
 
 // The MTP head (docs/decisions/0018), when the shipped checkpoint has one: its first drafts' logits after the

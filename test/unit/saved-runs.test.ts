@@ -100,6 +100,15 @@ test('a store that refuses the bytes is reported, and leaves no older decode beh
   assert.equal(await saveRun(null, 'k', doc.docId, events), 'refused');
 });
 
+test('a line the encoder read alone (tokens of source encoder, id -1) is kept and replays as it was', async () => {
+  const runs = memoryRunStore();
+  const regionId = events.flatMap((e) => (e.type === 'region_start' ? [e.regionId] : []))[0]!;
+  const encoderToken: TokenEvent = { type: 'token', regionId, index: 0, id: -1, text: '東', round: 0, source: 'encoder', draftConf: -1, arProb: 0.97,
+    fixation: { indices: [3], weights: [1] } };
+  await saveRun(runs, 'k', doc.docId, [...events, encoderToken]);
+  assert.deepEqual((await loadRun(runs, 'k'))!.events.at(-1), encoderToken);
+});
+
 test('bytes altered or cut short in storage read as nothing, and events the engine could not send are not replayed', async () => {
   const runs = memoryRunStore();
   await saveRun(runs, 'k', doc.docId, [events[0]!, { type: 'token', regionId: 'r', index: 0 } as unknown as SessionEvent]);

@@ -6,7 +6,7 @@ import torch
 from .safetensors_io import load_file, save_file
 
 from .config import load_config, validate
-from .line_model import LineOCR
+from .line_model import LineOCR, charset_codes, encoder_charset
 from .model import SaccadeOCR
 from .tokenizer import Tokenizer
 
@@ -25,7 +25,7 @@ def export(model, out_dir, dtype=torch.float16):
         t = t.detach()
         if not line:
             return t.to(dtype).contiguous()
-        kept = name.startswith("encoder.") or name == "ctc_map"  # pretrained weights, and class ids
+        kept = name.startswith("encoder.") or name in ("ctc_map", "encoder_charset")  # pretrained, and ids
         return (t.float() if kept else t.to(dtype).float()).contiguous()
     tensors = {name: stored(name, t) for name, t in model.state_dict().items()}
     save_file(tensors, os.path.join(out_dir, "model.safetensors"), metadata={"format": "pt"})
@@ -36,5 +36,7 @@ def load(model_dir, dtype=torch.float32):
     config = validate(load_config(os.path.join(model_dir, "config.json")))
     model = LineOCR(config) if config.get("format_version") == 4 else SaccadeOCR(config)
     state = load_file(os.path.join(model_dir, "model.safetensors"))
+    if isinstance(model, LineOCR) and "encoder_charset" not in state:  # a folder exported before it was stored
+        state["encoder_charset"] = charset_codes(encoder_charset(config["vision_config"]["encoder"]))
     model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
     return model.to(dtype).eval()

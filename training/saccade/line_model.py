@@ -16,7 +16,7 @@ from torch import nn
 from . import reading_prior
 from .config import DEFAULT_CONFIG
 from . import ppocr_onnx, ppocr_v6_onnx, rapidocr_package
-from .line_encoder import COLUMN, HEIGHT, LineEncoder, line_pixels
+from .line_encoder import COLUMN, HEIGHT, LineEncoder, ctc_greedy, line_pixels
 from .line_encoder_v6 import LineEncoderV6
 from .line_reader import ONNX_PATH, class_map, fold, read_charset
 from .model import RMSNorm, SaccadeOCR
@@ -47,6 +47,11 @@ def load_encoder(kind="pp_ocrv4"):
         raise FileNotFoundError("PP-OCRv6's recogniser is not installed: run 'npm run setup:rapidocr'")
     config, state, charset = ppocr_v6_onnx.read_graph(path)
     return {"kind": kind, **config}, state, charset
+
+
+def charset_codes(charset):
+    """A CTC charset (blank first, one character a class) as code points, the blank's 0."""
+    return torch.tensor([0] + [ord(c) for c in charset[1:]], dtype=torch.long)
 
 
 def encoder_charset(encoder_config):
@@ -105,9 +110,13 @@ class LineOCR(SaccadeOCR):
         self.projector = LineProjector(dim, tc["hidden_size"], tc["rms_norm_eps"])
         # Which of our classes each CTC class folds onto (line_reader.class_map); shipped with the weights.
         self.register_buffer("ctc_map", torch.zeros(vc["encoder"]["num_classes"], dtype=torch.long))
+        # Each CTC class's code point (the blank's 0): the engine writes a line the decoder cannot write from
+        # the encoder's own reading (docs/model-format.md "Format 4").
+        self.register_buffer("encoder_charset", torch.zeros(vc["encoder"]["num_classes"], dtype=torch.long))
 
     def set_charset(self, charset):
         self.ctc_map = class_map(charset, Tokenizer(), self.config["text_config"]["vocab_size"])
+        self.encoder_charset = charset_codes(charset)
 
     def project(self, features, ctc):
         """Cached encoder output of one line -> its image embeddings [T, D]."""
@@ -119,6 +128,16 @@ class LineOCR(SaccadeOCR):
         feats = torch.cat([out[f][0] for f in self.config["vision_config"]["features"]], dim=-1)
         V = self.config["text_config"]["vocab_size"]
         return feats, fold(torch.softmax(out["ctc_logits"][0].float(), -1), self.ctc_map, V + 2)
+
+    def encoder_written(self, pixels):
+        """The line as the encoder's own CTC head reads it, where its folded greedy reading holds a character the
+        decoder lacks: the engine writes such a line from that reading instead of decoding it
+        (docs/model-format.md "Format 4"). None for any other line."""
+        probs = torch.softmax(self.encoder(pixels.to(self.lm_head.weight.dtype))["ctc_logits"][0].float(), -1)
+        V = self.config["text_config"]["vocab_size"]
+        if not bool((fold(probs, self.ctc_map, V + 2).argmax(-1) == V + 1).any()):
+            return None
+        return ctc_greedy(probs, [chr(c) if c else "" for c in self.encoder_charset.tolist()])
 
     def prepare(self, gray):
         return line_pixels(gray, self.config["image"]["max_width"])

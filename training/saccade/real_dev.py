@@ -5,6 +5,7 @@ carry margins around their ink and a crop flush with the glyphs is a shape the m
 """
 import glob
 import html
+import json
 import os
 import re
 
@@ -85,6 +86,41 @@ def sroie_lines(root, limit=None):
         if stem not in cache:
             cache = {stem: image_of(os.path.join(folder, "images"), stem)}
         out.append((_crop(cache[stem], *box), truth))
+    return out
+
+
+def chinese_lines(root, limit=None):
+    """Text lines of OmniDocBench's Simplified Chinese pages: lines of plain text (no inline formula) on pages
+    whose image has the ground truth's orientation, scaled from its page size to the image's."""
+    folder = os.path.join(root, "omnidocbench-demo")
+    lines = []
+    for path in sorted(glob.glob(os.path.join(folder, "gt_json", "*.json"))):
+        page = json.load(open(path, encoding="utf-8"))
+        info = page["page_info"]
+        if info.get("page_attribute", {}).get("language") != "simplified_chinese":
+            continue
+        stem = os.path.splitext(os.path.basename(path))[0]
+        for block in page["layout_dets"]:
+            if block.get("ignore") or block.get("category_type") not in ("text_block", "title"):
+                continue
+            for line in block.get("line_with_spans", []):
+                if line.get("category_type") != "text_span" or not line.get("text", "").strip():
+                    continue
+                xs, ys = line["poly"][0::2], line["poly"][1::2]
+                lines.append((stem, (info["width"], info["height"]), (min(xs), min(ys), max(xs), max(ys)),
+                              line["text"].strip()))
+    out = []
+    cache = {}
+    for stem, size, box, truth in _every(lines, limit):
+        if stem not in cache:
+            cache = {stem: image_of(os.path.join(folder, "images"), stem)}
+        H, W = cache[stem].shape
+        sx, sy = W / size[0], H / size[1]
+        if abs(sx - sy) > 0.05 * sx:  # the image is the page turned: the boxes do not fit it
+            continue
+        x0, y0, x1, y1 = (int(round(v)) for v in (box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy))
+        if y1 - y0 >= 8 and x1 - x0 >= 8:
+            out.append((_crop(cache[stem], x0, y0, x1, y1), truth))
     return out
 
 

@@ -19,12 +19,13 @@ function balanced(xml: string): boolean {
   return stack.length === 0;
 }
 
-test('hOCR holds each page, region, line and word with its box and the word\'s confidence, text escaped', () => {
+test('hOCR holds each page, region, line and word with its box, the word\'s confidence and whether the encoder alone read it, text escaped', () => {
   const doc: DocumentInfo = { docId: 'd', name: 'a&b.pdf', format: 'pdf', pages: [{ index: 0, width: 600, height: 800 }, { index: 1, width: 600, height: 800 }] };
   const region: LayoutRegion = { id: 'p0-r0', page: 0, kind: 'text', box: { x0: 10, y0: 20, x1: 300.4, y1: 60 }, order: 0 };
   const hocr = renderHocr(doc, [[{ region, lines: [{ box: { x0: 10, y0: 20, x1: 120, y1: 40 }, words: [
     { text: 'x<y', box: { x0: 10.2, y0: 20, x1: 49.6, y1: 40 }, confidence: 0.876 },
     { text: '"ok"', box: { x0: 60, y0: 20, x1: 120, y1: 40 }, confidence: 0.3 },
+    { text: '東京', box: { x0: 130, y0: 20, x1: 160, y1: 40 }, confidence: 0.97, readBy: 'encoder' },
   ] }] }], []]);
   assert.ok(balanced(hocr));
   assert.match(hocr, /<title>a&amp;b\.pdf<\/title>/);
@@ -34,6 +35,7 @@ test('hOCR holds each page, region, line and word with its box and the word\'s c
   assert.match(hocr, /class="ocr_line" [^>]*title="bbox 10 20 120 40"/);
   assert.match(hocr, /class="ocrx_word" [^>]*title="bbox 10 20 50 40; x_wconf 88">x&lt;y<\/span> <span/);
   assert.match(hocr, /x_wconf 30">&quot;ok&quot;<\/span>/);
+  assert.match(hocr, /title="bbox 130 20 160 40; x_wconf 97; x_source encoder">東京<\/span>/);
   const ids = [...hocr.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');
 });

@@ -1,7 +1,8 @@
 // hOCR (the open standard OCR tools exchange word positions in: XHTML with `bbox` and `x_wconf` in each
 // element's title): pages (with their resolution, `scan_res`), the layout's regions in reading order as
 // paragraphs, their lines (with `textangle` on a turned page) and words, each word with its box on the page
-// and the model's confidence in it (word-boxes.ts). Page coordinates are the pixels of the
+// and the model's confidence in it (word-boxes.ts); `x_source encoder` marks a word the line encoder read
+// alone, in a script the decoder cannot write (common/engine-types.ts TokenSource). Page coordinates are the pixels of the
 // page as it was read (PDF pages at their render resolution). It is written in three parts, the head, each
 // page as it is read, and the tail, so that a long document's hOCR is never held whole.
 import type { Box, DocumentInfo, LayoutRegion, PageInfo } from '../../../common/protocol';
@@ -66,7 +67,7 @@ export function hocrPage(page: PageInfo, regions: readonly HocrRegion[], textAng
     for (const line of lines) {
       out.push(`<span class="ocr_line" id="line_${n}_${++ids}" title="${bbox(line.box)}${textangle(line.angle ?? textAngle)}">`);
       out.push(line.words.map((w) =>
-        `<span class="ocrx_word" id="word_${n}_${++ids}" title="${bbox(w.box)}; x_wconf ${Math.round(100 * w.confidence)}">${esc(w.text)}</span>`).join(' '));
+        `<span class="ocrx_word" id="word_${n}_${++ids}" title="${bbox(w.box)}; x_wconf ${Math.round(100 * w.confidence)}${w.readBy ? `; x_source ${w.readBy}` : ''}">${esc(w.text)}</span>`).join(' '));
       out.push('</span>');
     }
     out.push('</p>', '</div>');

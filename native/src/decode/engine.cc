@@ -17,6 +17,7 @@ const char* token_source_name(TokenSource s) {
     case TokenSource::Accepted: return "accepted";
     case TokenSource::Corrected: return "corrected";
     case TokenSource::Diffusion: return "diffusion";
+    case TokenSource::Encoder: return "encoder";
   }
   return "ar";
 }
@@ -46,6 +47,55 @@ const ForwardCosts& model_costs(Model& m, ModelMemory* memory, Sequence& first) 
     memory->costs = measure_forward_costs(m, calibration_widths(), std::max(64, first.cache().len), 4);
   return memory->costs;
 }
+
+// Decodes one group of regions by the options' strategy, then prices what plain AR would have taken.
+void decode_group(DecodeContext& ctx, const std::vector<Sequence*>& seqs, ModelMemory* memory, bool auto_block) {
+  if (ctx.opts.mode == DecodeMode::Spec || ctx.opts.mode == DecodeMode::Mtp)
+    ctx.costs = &model_costs(ctx.model, memory, *seqs[0]);
+  switch (ctx.opts.mode) {
+    case DecodeMode::AR: decode_ar(ctx, seqs); break;
+    case DecodeMode::Mtp: {
+      std::unique_ptr<MtpSizer> sizer;
+      if (auto_block) {
+        const ForwardCosts& costs = model_costs(ctx.model, memory, *seqs[0]);
+        // Before any pass was timed, a head pass is taken to cost what one trunk layer does at width 1.
+        sizer = std::make_unique<MtpSizer>(costs, kMtpDrafts, costs.at(1) / ctx.model.cfg.text.num_layers,
+                                           memory->mtp[seqs[0]->kind()]);
+      }
+      decode_mtp(ctx, seqs, sizer.get());
+      if (sizer)
+        for (Sequence* seq : seqs) memory->mtp[seq->kind()] = sizer->memory();
+      break;
+    }
+    case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
+    case DecodeMode::Spec: {
+      std::unique_ptr<BlockSizer> sizer;
+      // A page's text lines come in batches of their own; a batch of mixed kinds learns as its first.
+      if (auto_block)
+        sizer = std::make_unique<BlockSizer>(model_costs(ctx.model, memory, *seqs[0]), kMaxAutoBlock,
+                                             memory->speculation[seqs[0]->kind()]);
+      decode_self_spec(ctx, seqs, sizer.get());
+      if (sizer)
+        for (Sequence* seq : seqs) memory->speculation[seq->kind()] = sizer->memory();
+      break;
+    }
+  }
+  if (ctx.opts.mode == DecodeMode::AR) {
+    for (Sequence* seq : seqs) seq->stats().ar_estimate_ms = seq->stats().decode_ms;
+  } else if (ctx.costs) {
+    // The forwards AR would make: one per committed token, and the one that reads the end of text; priced by
+    // the cost model, then scaled by what this decode's verifying rounds really took against their model
+    // (the per-step work the model leaves out, such as fixation and picking, is in both).
+    std::vector<int> steps;
+    for (Sequence* seq : seqs) steps.push_back(seq->stats().committed + 1);
+    const std::vector<double> ms = ar_time_estimate(*ctx.costs, steps);
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      const RegionStats& s = seqs[i]->stats();
+      seqs[i]->stats().ar_estimate_ms = s.modelled_ms > 0 ? ms[i] * s.verify_ms / s.modelled_ms : 0;
+    }
+  }
+}
+
 }  // namespace
 
 DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, const DecodeOptions& o,
@@ -72,13 +122,12 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
   const size_t group = o.mode == DecodeMode::Diffusion ? 1 : size_t(o.batch_size);
   for (size_t first = 0; first < regions.size() && !cancel.load(); first += group) {
     std::vector<std::unique_ptr<Sequence>> owned;
-    std::vector<Sequence*> seqs;
+    std::vector<Sequence*> seqs;  // those the strategy decodes
     for (size_t i = first; i < std::min(regions.size(), first + group); ++i) {
       const auto learnt = memory->image_share.find(regions[i].kind);
       owned.push_back(std::make_unique<Sequence>(m, dec, regions[i], o, lookahead,
                                                  learnt == memory->image_share.end() ? nullptr : &learnt->second));
       Sequence& seq = *owned.back();
-      seqs.push_back(&seq);
       Event start{};
       start.type = Event::Type::RegionStart;
       start.region_id = seq.id();
@@ -87,58 +136,21 @@ DecodeResult decode_regions(Model& m, const std::vector<RegionInput>& regions, c
       start.grid_cols = seq.grid_cols();
       start.image_tokens = seq.image_tokens();
       sink.emit(std::move(start));
+      if (seq.read_by_encoder())
+        seq.commit_encoder_reading(sink);
+      else
+        seqs.push_back(&seq);
     }
 
-    if (o.mode == DecodeMode::Spec || o.mode == DecodeMode::Mtp) ctx.costs = &model_costs(m, memory, *seqs[0]);
-    switch (o.mode) {
-      case DecodeMode::AR: decode_ar(ctx, seqs); break;
-      case DecodeMode::Mtp: {
-        std::unique_ptr<MtpSizer> sizer;
-        if (auto_block) {
-          const ForwardCosts& costs = model_costs(m, memory, *seqs[0]);
-          // Before any pass was timed, a head pass is taken to cost what one trunk layer does at width 1.
-          sizer = std::make_unique<MtpSizer>(costs, kMtpDrafts, costs.at(1) / m.cfg.text.num_layers,
-                                             memory->mtp[seqs[0]->kind()]);
-        }
-        decode_mtp(ctx, seqs, sizer.get());
-        if (sizer)
-          for (Sequence* seq : seqs) memory->mtp[seq->kind()] = sizer->memory();
-        break;
-      }
-      case DecodeMode::Diffusion: decode_diffusion(ctx, *seqs[0]); break;
-      case DecodeMode::Spec: {
-        std::unique_ptr<BlockSizer> sizer;
-        // A page's text lines come in batches of their own; a batch of mixed kinds learns as its first.
-        if (auto_block)
-          sizer = std::make_unique<BlockSizer>(model_costs(m, memory, *seqs[0]), kMaxAutoBlock,
-                                               memory->speculation[seqs[0]->kind()]);
-        decode_self_spec(ctx, seqs, sizer.get());
-        if (sizer)
-          for (Sequence* seq : seqs) memory->speculation[seq->kind()] = sizer->memory();
-        break;
-      }
-    }
-    if (o.mode == DecodeMode::AR) {
-      for (Sequence* seq : seqs) seq->stats().ar_estimate_ms = seq->stats().decode_ms;
-    } else if (ctx.costs) {
-      // The forwards AR would make: one per committed token, and the one that reads the end of text; priced by
-      // the cost model, then scaled by what this decode's verifying rounds really took against their model
-      // (the per-step work the model leaves out, such as fixation and picking, is in both).
-      std::vector<int> steps;
-      for (Sequence* seq : seqs) steps.push_back(seq->stats().committed + 1);
-      const std::vector<double> ms = ar_time_estimate(*ctx.costs, steps);
-      for (size_t i = 0; i < seqs.size(); ++i) {
-        const RegionStats& s = seqs[i]->stats();
-        seqs[i]->stats().ar_estimate_ms = s.modelled_ms > 0 ? ms[i] * s.verify_ms / s.modelled_ms : 0;
-      }
-    }
-    for (Sequence* seq : seqs) {
+    if (!seqs.empty()) decode_group(ctx, seqs, memory, auto_block);
+    for (const auto& owned_seq : owned) {
+      Sequence* seq = owned_seq.get();
       if (FixationController* fix = seq->fixation()) {
         seq->stats().visual_token_fraction = fix->visual_token_fraction();
         if (const std::vector<double>* share = fix->measured_share())
           memory->image_share.emplace(seq->kind(), *share);  // the kind's first warm-up decides
       }
-      RegionResult r{seq->id(), m.tokenizer.decode(seq->output()), seq->output(), seq->stats()};
+      RegionResult r{seq->id(), seq->text(), seq->output(), seq->stats()};
       if (seq->done()) {
         Event end{};
         end.type = Event::Type::RegionEnd;

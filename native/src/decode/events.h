@@ -6,7 +6,8 @@
 
 namespace saccade {
 
-enum class TokenSource { AR, Accepted, Corrected, Diffusion };
+// Encoder: a line the decoder cannot write, read by the line encoder's own CTC head (Sequence::read_by_encoder).
+enum class TokenSource { AR, Accepted, Corrected, Diffusion, Encoder };
 const char* token_source_name(TokenSource s);
 
 struct Fixation {

@@ -50,6 +50,7 @@ static RegionPrompt saccade_prompt(Model& m, const RegionInput& in) {
   p.read_tokens = std::move(reading.tokens);
   p.read_prob = std::move(reading.token_prob);
   p.read_column = std::move(reading.token_column);
+  p.encoder = std::move(reading.encoder);
   const int n = p.rows * p.cols;
   p.next_pos = 1 + std::max(p.rows, p.cols);
   p.img_begin = 1;
@@ -87,6 +88,11 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   prefill_pos_ = std::move(p.pos);
   pending_ = p.pending;
   stats_.encode_ms = now_ms() - t0;
+  if (kind_ == "text" && !p.encoder.text.empty()) {
+    encoder_ = std::move(p.encoder);  // written from the encoder's reading: no prefill, no decoding
+    done_ = true;
+    return;
+  }
 
   text_slot_ = int(prefill_tokens_.size());
   text_pos_ = p.next_pos;
@@ -122,6 +128,33 @@ Sequence::Sequence(Model& m, Decoder& dec, const RegionInput& in, const DecodeOp
   if (fix_) fix_->end_prefill();
   cache_.len = text_slot_;
   stats_.prefill_ms = now_ms() - t0;
+}
+
+std::string Sequence::text() const {
+  if (!read_by_encoder()) return m_.tokenizer.decode(output_);
+  std::string text;
+  for (const std::string& ch : encoder_.text) text += ch;
+  return text;
+}
+
+void Sequence::commit_encoder_reading(EventSink& sink) {
+  for (size_t i = 0; i < encoder_.text.size(); ++i) {
+    Event e{};
+    e.type = Event::Type::Token;
+    e.region_id = id_;
+    e.index = int(i);
+    e.id = -1;
+    e.text = encoder_.text[i];
+    e.source = TokenSource::Encoder;
+    e.token_draft_conf = -1;
+    e.ar_prob = encoder_.prob[i];
+    // The column the character was read in is where the model looked (a line's grid is one row).
+    e.has_fixation = true;
+    e.fixation.indices = {encoder_.column[i]};
+    e.fixation.weights = {1.0f};
+    sink.emit(std::move(e));
+  }
+  stats_.tokens = stats_.committed = int(encoder_.text.size());
 }
 
 int Sequence::budget() const { return done_ ? 0 : max_new_ - int(output_.size()); }

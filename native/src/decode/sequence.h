@@ -60,6 +60,13 @@ class Sequence {
   int pending() const { return pending_; }
   bool done() const { return done_; }
   const std::vector<int>& output() const { return output_; }
+  // The region's text: the output's, or the encoder's reading's.
+  std::string text() const;
+  // A line the decoder cannot write (LineReading::encoder): it is written from the encoder's reading, done
+  // from the start, and never reaches a strategy.
+  bool read_by_encoder() const { return !encoder_.text.empty(); }
+  // Emits the encoder's reading as the region's tokens (source "encoder", id -1, one per character).
+  void commit_encoder_reading(EventSink& sink);
   RegionStats& stats() { return stats_; }
   FixationController* fixation() { return fix_.get(); }
   // The line encoder's reading that the verifier's greedy choices weigh (nullptr: the decoder alone).
@@ -105,6 +112,7 @@ class Sequence {
   KvCache cache_;
   int pending_ = 0;
   std::unique_ptr<ReadingDraft> reading_;
+  EncoderChars encoder_;
   bool done_ = false;
   std::vector<int> output_;
   std::string held_text_;  // committed bytes that do not yet end a character, for the next token event

@@ -198,6 +198,23 @@ void read_greedy(const std::vector<float>& folded, int T, int classes, int space
   }
 }
 
+EncoderChars read_encoder_chars(const std::vector<float>& p, int T, int K, const std::vector<std::string>& class_text) {
+  EncoderChars read;
+  int last = 0;
+  for (int t = 0; t < T; ++t) {
+    const float* row = p.data() + size_t(t) * K;
+    const int best = int(std::max_element(row, row + K) - row);
+    if (best != 0 && best != last) {
+      read.text.push_back(class_text[size_t(best)]);
+      read.prob.push_back(0.0f);
+      read.column.push_back(t);
+    }
+    if (best != 0) read.prob.back() = std::max(read.prob.back(), row[best]);
+    last = best;
+  }
+  return read;
+}
+
 Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading) {
   Backend& be = *m.backend;
   const LineVision& lv = *m.line;
@@ -230,7 +247,11 @@ Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading
       row[c] = acc;
     }
   }
-  if (reading) read_greedy(folded, T, classes, lv.space, e.reading_positions, reading);
+  if (reading) {
+    read_greedy(folded, T, classes, lv.space, e.reading_positions, reading);
+    const bool lacks = std::find(reading->tokens.begin(), reading->tokens.end(), -1) != reading->tokens.end();
+    if (lacks && !lv.class_text.empty()) reading->encoder = read_encoder_chars(p, T, K, lv.class_text);
+  }
   Buffer ctc(&be, folded.size());
   be.upload(ctc.data(), folded.data(), folded.size());
   be.linear(ctc.data(), T, lv.ctc_table, nullptr, part.data());

@@ -4,6 +4,7 @@
 // line_encoder_v6.cc) and the projector that turns each column of 8 pixels into one image token from the
 // encoder's features and its CTC distribution.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backend/backend.h"
@@ -81,6 +82,10 @@ struct LineVision {
   // ascending) and the folded class whose column each reads: its config reading_prior.read_as stand-in's
   // when it has one, else its own when some CTC class folds onto it, else "a character we lack" (V + 1).
   std::vector<int> shown_tokens, shown_class;
+  // Each CTC class's own text (UTF-8; the blank's empty), from the model's encoder_charset; empty for a model
+  // without one. A line whose reading holds a character the decoder lacks is written from these
+  // (LineReading::encoder).
+  std::vector<std::string> class_text;
   // The space token where some CTC class folds onto it (-1: none): the greedy readout adds the spaces it
   // nearly read (LineReading::tokens), and the reading draft reads the output's spaces as optional.
   int space = -1;
@@ -103,6 +108,14 @@ void line_mixer_layer(Backend& be, const LineMixerLayer& L, const LineEncoderCon
 // Fills m.line's shown_tokens and shown_class from its ctc_map, the tokenizer and the config, once at load.
 void index_shown_tokens(Model& m);
 
+// A line read greedily over the encoder's own classes: one character each, with its largest column
+// probability and the column it starts in.
+struct EncoderChars {
+  std::vector<std::string> text;
+  std::vector<float> prob;
+  std::vector<int> column;
+};
+
 // What the encoder read on a line, besides its image tokens.
 struct LineReading {
   // Per token, with vision_config.positions "reading", its reading index (greedy CTC over the folded
@@ -117,6 +130,9 @@ struct LineReading {
   std::vector<int> tokens;
   std::vector<float> token_prob;
   std::vector<int> token_column;
+  // Where that readout holds a character the decoder lacks (a -1 in tokens) and the model states its encoder's
+  // characters: the line as the encoder reads it (decode/encoder_reading.h). Empty otherwise.
+  EncoderChars encoder;
 };
 
 // On 60 generated lines (scripts/make_bench_regions.py --per-type 60) it added 73 spaces, 69 of them where
@@ -128,6 +144,9 @@ constexpr float kSpaceRead = 0.05f;
 // none) into reading's tokens and token_prob, and its index where `positions`.
 void read_greedy(const std::vector<float>& folded, int T, int classes, int space, bool positions,
                  LineReading* reading);
+
+// The greedy readout of the encoder's own CTC distribution p [T, K] (blank: class 0), by class_text.
+EncoderChars read_encoder_chars(const std::vector<float>& p, int T, int K, const std::vector<std::string>& class_text);
 
 // Image tokens [T, text hidden] of one line; what the encoder read goes to `reading` when it is given.
 Buffer line_image_tokens(Model& m, const PreparedImage& im, LineReading* reading);

@@ -11,6 +11,7 @@
 #include "model/safetensors.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
+#include "util/utf8.h"
 
 namespace saccade {
 
@@ -55,6 +56,7 @@ class WeightReader {
     for (int p = 0; p < parts; ++p) out.emplace_back(all.begin() + p * block, all.begin() + (p + 1) * block);
     return out;
   }
+  bool has(const std::string& name) const { return st_.find(name) != nullptr; }
   Buffer upload_vec(const std::vector<float>& h) {
     Buffer b(&be_, h.size());
     be_.upload(b.data(), h.data(), h.size());
@@ -273,6 +275,20 @@ void load_v6_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, 
 }
 
 // Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
+// encoder_charset [num_classes]: each CTC class's Unicode scalar value (stored as a float, which holds every
+// one exactly), the blank's 0 and first.
+std::vector<std::string> class_texts(const std::vector<float>& codes) {
+  std::vector<std::string> texts(codes.size());
+  for (size_t c = 0; c < codes.size(); ++c) {
+    const float v = codes[c];
+    const bool scalar = v == std::floor(v) && v >= 1 && v <= 0x10FFFF && !(v >= 0xD800 && v <= 0xDFFF);
+    if (c == 0 ? v != 0 : !scalar)
+      throw EngineError("model.safetensors: encoder_charset must hold 0 for the blank, then Unicode scalar values");
+    if (c > 0) append_utf8(char32_t(v), texts[c]);
+  }
+  return texts;
+}
+
 std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const ModelConfig& c,
                                              const std::vector<float>& embed) {
   auto lv = std::make_unique<LineVision>();
@@ -336,6 +352,7 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
       throw EngineError("model.safetensors: ctc_map holds a class outside [0, vocab_size + 2)");
     lv->ctc_map.push_back(int(v));
   }
+  if (r.has("encoder_charset")) lv->class_text = class_texts(r.read("encoder_charset", {e.num_classes}));
   lv->ctc_class_start.assign(size_t(V + 3), 0);
   for (int c : lv->ctc_map) ++lv->ctc_class_start[size_t(c) + 1];
   for (int c = 0; c < V + 2; ++c) lv->ctc_class_start[size_t(c) + 1] += lv->ctc_class_start[size_t(c)];

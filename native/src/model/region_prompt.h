@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "model/line_encoder.h"
 #include "model/rope.h"
 
 namespace saccade {
@@ -21,6 +22,7 @@ struct RegionPrompt {
   std::vector<float> read_prob;    // each one's largest column probability
   std::vector<int> read_column;    // the column each one starts in
   bool read = false;               // whether there is a reading at all
+  EncoderChars encoder;            // a line the decoder cannot write, as the encoder reads it (else empty)
 };
 
 }  // namespace saccade

@@ -1,4 +1,5 @@
 // One colour per layout region kind, shared by the page boxes, the progress segments and the timeline.
+import type { TokenSource } from '../../../common/engine-types';
 import type { LayoutRegion } from '../../../common/protocol';
 
 export const REGION_COLORS: Record<LayoutRegion['kind'], string> = {
@@ -18,4 +19,5 @@ export const SOURCE_COLORS = {
   accepted: '#34d399',
   corrected: '#f87171',
   diffusion: '#fbbf24',
-} as const;
+  encoder: '#22d3ee',
+} as const satisfies Record<TokenSource, string>;

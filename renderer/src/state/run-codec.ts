@@ -25,7 +25,7 @@ export interface DecodedRun {
 const MAGIC = [0x53, 0x52, 0x55, 0x4e]; // "SRUN"
 const VERSION = 1;
 const enum Tag { Json = 0, Token = 1, Round = 2, Retract = 3 }
-const SOURCES: readonly TokenSource[] = ['ar', 'accepted', 'corrected', 'diffusion'];
+const SOURCES: readonly TokenSource[] = ['ar', 'accepted', 'corrected', 'diffusion', 'encoder'];
 const DRAFTERS: readonly RoundEvent['drafter'][] = ['diffusion', 'mtp'];
 // How many fields each record has: with every field checked by type, a count that matches means none other.
 const TOKEN_FIELDS = 10;

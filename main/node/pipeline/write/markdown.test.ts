@@ -11,6 +11,9 @@ function assembleMarkdown(pages: RecognisedRegion[][], indices = pages.map((_, i
 test('lines of a paragraph join with one space, and a hyphen at a line end stays as printed', () => {
   assert.equal(joinLines(['The recog-', 'niser reads', '  single lines. ', '']), 'The recog- niser reads single lines.');
   assert.equal(joinLines(['a well-', 'known fact']), 'a well- known fact');
+  // Chinese and Japanese run on without a space; beside Latin text, or in Korean, the space stays.
+  assert.equal(joinLines(['今天的天气', '很好。', '東京駅から', 'です', 'Saccade', '读取']), '今天的天气很好。東京駅からです Saccade 读取');
+  assert.equal(joinLines(['한국어 문장', '입니다']), '한국어 문장 입니다');
 });
 
 test('regions become Markdown in reading order: header, heading, paragraph, list, table, formula, figure, footer; pages are separated', () => {

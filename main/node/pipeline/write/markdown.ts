@@ -18,13 +18,22 @@ export interface RecognisedRegion {
 const LIST_MARKER = /^(?:[•·▪‣◦●○■□➢►*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
 const ORDERED_MARKER = /^\(?(\d{1,3})[.)]\s+/;
 
+/** Characters of scripts written without spaces between words (Chinese, Japanese) and their punctuation. */
+const UNSPACED = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3000-\\u303f\\uff00-\\uffef]';
+const ENDS_UNSPACED = new RegExp(`${UNSPACED}$`, 'u');
+const STARTS_UNSPACED = new RegExp(`^${UNSPACED}`, 'u');
+
 /**
- * Joins the lines of one block into running text, one space between lines. A hyphen at a line end stays as
- * printed: whether it splits one word ("be-" / "loved") or ends a compound ("well-" / "known") is the reader's
- * call, and the writer does not make it (docs/decisions/0038-line-end-hyphens-as-printed.md).
+ * Joins the lines of one block into running text, one space between lines, none where both sides are of a
+ * script written without spaces. A hyphen at a line end stays as printed: whether it splits one word ("be-" /
+ * "loved") or ends a compound ("well-" / "known") is the reader's call, and the writer does not make it
+ * (docs/decisions/0038-line-end-hyphens-as-printed.md).
  */
 export function joinLines(lines: string[]): string {
-  return lines.map((l) => l.trim()).filter(Boolean).join(' ');
+  return lines.map((l) => l.trim()).filter(Boolean).reduce((text, line) => {
+    if (!text) return line;
+    return text + (ENDS_UNSPACED.test(text) && STARTS_UNSPACED.test(line) ? '' : ' ') + line;
+  }, '');
 }
 
 /** Splits a block's lines into list items when its lines start with bullets or numbers; null if it is prose. */

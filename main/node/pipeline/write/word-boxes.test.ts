@@ -105,3 +105,10 @@ test('a check box\'s mark is one word, boxed where the box is', () => {
     ['Yes', { x0: 145, y0: 45, x1: 155, y1: 75 }],
   ]);
 });
+
+test('words the line encoder read alone say so; a word the decoder wrote any part of does not', () => {
+  const line: FixationFrame = { box: { x0: 0, y0: 0, x1: 100, y1: 20 }, rows: 1, cols: 10 };
+  const encoder = (text: string, peak: number): TokenEvent => ({ ...token(text, 0.97, peak, line), id: -1, source: 'encoder' });
+  const [read] = regionWords(line.box, null, [encoder('東', 0), encoder('京', 1), token(' Tokyo', 0.9, 4, line), encoder('駅', 8)], false);
+  assert.deepEqual(read!.words.map((w) => [w.text, w.readBy]), [['東京', 'encoder'], ['Tokyo駅', undefined]]);
+});

@@ -20,6 +20,8 @@ export interface WordBox {
    * (docs/decisions/0027).
    */
   confidence: number;
+  /** 'encoder': the line encoder's own reading wrote it, not the decoder (TokenSource 'encoder'). */
+  readBy?: 'encoder';
 }
 
 export interface LineBox {
@@ -95,7 +97,8 @@ export function regionWords(regionBox: Box, grid: { rows: number; cols: number }
     const turn = quarterTurns(l.frame?.angle ?? 0);
     const lineBox = turnBox(pageBox, turn);
     const inLine: Building = { ...l, frame: l.frame && { ...l.frame, box: lineBox } };
-    const words = l.words.map((w) => ({ text: w.text, box: wordBox(w.tokens, inLine, lineBox), confidence: weakest(w.tokens) }));
+    const words = l.words.map((w): WordBox => ({ text: w.text, box: wordBox(w.tokens, inLine, lineBox), confidence: weakest(w.tokens),
+      ...(w.tokens.every((t) => t.source === 'encoder') ? { readBy: 'encoder' as const } : {}) }));
     const ink = l.lineCrop ? inkOf?.(pageBox)?.map((b) => turnBox(b, turn)) : undefined;
     const located = l.words.map((w) => w.tokens.some((t) => (t.fixation?.indices.length ?? 0) > 0));
     if (ink && ink.length > 0) alignToInk(words, located, ink, lineBox.y1 - lineBox.y0);
