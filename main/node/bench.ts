@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions, type RegionKind } from '../../common/engine-types';
 import { makeBenchRegions, readBenchRegions } from './bench/bench-regions';
-import { lineEncoderSection } from './bench/line-encoder';
+import { lineEncoderSection, readLineModel, referenceOnnx } from './bench/line-encoder';
 import { pageSection } from './bench/page-section';
 import { defaultKernelSets, pagesByKernelSet } from './bench/pages-by-kernels';
 import { copyBandwidthGBs, sgemmGflops } from './bench/machine-peak';
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   const fp32 = await addon.loadModel(modelDir, { reducedPrecision: false });
   const lineEncoder = await lineEncoderSection({
     model, fp32, modelDir, regions, passes: args.passes, threads: addon.info().threads, cpuKernels: addon.info().cpuKernels,
-    onnxFile: join(resourceRoot(), 'node_modules', '@gutenye', 'ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx'), sgemmPeak,
+    onnxFile: referenceOnnx(readLineModel(modelDir)?.encoder.kind, resourceRoot()), sgemmPeak,
   });
   fp32.close();
   const pages = args.pages > 0

