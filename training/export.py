@@ -11,7 +11,7 @@ import argparse
 
 import torch
 
-from saccade.checkpoint import export
+from saccade.checkpoint import export, load_state
 from saccade.line_model import LineOCR
 from saccade.model import SaccadeOCR
 from saccade.safetensors_io import save_file
@@ -26,7 +26,7 @@ def main():
     state = torch.load(args.checkpoint, map_location="cpu")  # a GPU run's checkpoint exports anywhere
     config = state["config"]
     model = LineOCR(config) if config.get("format_version") == 4 else SaccadeOCR(config)
-    model.load_state_dict(state["model"])
+    load_state(model, state["model"])
     export(model, args.out_dir)
     if args.glyph_head:
         if state.get("glyph_head") is None:

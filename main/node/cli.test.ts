@@ -33,7 +33,7 @@ test('ocr CLI: PDF and photo to Markdown and JSON, bad files reported, batch goe
   assert.match(r.stderr, /error: .*scans: no PDF, PNG, JPEG or TIFF file in it/);
   // The failures again at the end, after the summary: what could not be listed, then the files in order.
   assert.match(r.stderr, /failed: .*scans, .*notes\.pdf\n*$/);
-  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens kept of \d+ decoded, [\d.]+ tokens per forward, mode ar, backend cpu/);
+  assert.match(r.stderr, /3 page\(s\) from 2\/3 file\(s\) .* pages\/s, \d+ tokens kept, \d+ decoded at [\d.]+ tokens per forward, mode ar, backend cpu/);
   for (const stem of ['two-page-report', 'page-photo']) {
     assert.ok(readFileSync(join(out, 'md', `${stem}.md`), 'utf8').trim().length > 0, `${stem}.md is empty`);
     const json = JSON.parse(readFileSync(join(out, 'md', `${stem}.json`), 'utf8'));

@@ -159,7 +159,7 @@ async function main(): Promise<number> {
   const backend = addon.info().backend;
   console.error(
     `${pages} page(s) from ${filesRead}/${inputs.length} file(s) in ${seconds.toFixed(1)} s: `
-    + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens kept of ${committed} decoded, `
+    + `${(pages / Math.max(seconds, 1e-9)).toFixed(3)} pages/s, ${tokens} tokens kept, ${committed} decoded at `
     + `${(committed / Math.max(forwards, 1)).toFixed(2)} tokens per forward, mode ${args.options.mode}, backend ${backend}`,
   );
   console.error(

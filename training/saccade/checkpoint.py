@@ -36,7 +36,13 @@ def load(model_dir, dtype=torch.float32):
     config = validate(load_config(os.path.join(model_dir, "config.json")))
     model = LineOCR(config) if config.get("format_version") == 4 else SaccadeOCR(config)
     state = load_file(os.path.join(model_dir, "model.safetensors"))
-    if isinstance(model, LineOCR) and "encoder_charset" not in state:  # a folder exported before it was stored
-        state["encoder_charset"] = charset_codes(encoder_charset(config["vision_config"]["encoder"]))
-    model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+    load_state(model, {k: v.to(dtype) for k, v in state.items()})
     return model.to(dtype).eval()
+
+
+def load_state(model, state):
+    """model.load_state_dict(state); a line model's weights from before encoder_charset was stored take the
+    charset of the encoder their config names."""
+    if isinstance(model, LineOCR) and "encoder_charset" not in state:
+        state = {**state, "encoder_charset": charset_codes(encoder_charset(model.config["vision_config"]["encoder"]))}
+    model.load_state_dict(state)

@@ -17,7 +17,7 @@ struct Fixation {
 
 struct RegionStats {
   int tokens = 0, forwards = 0, rounds = 0;
-  int committed = 0;  // every token committed, those the repetition guard took back included
+  int committed = 0;  // every token the decoder committed, those the repetition guard took back included
   // decode_ms: the wall time of every step or round this region took part in, the whole step however many
   // sequences shared it; the AR estimate is counted the same way, so the two compare.
   double encode_ms = 0, prefill_ms = 0, decode_ms = 0;

@@ -154,7 +154,7 @@ void Sequence::commit_encoder_reading(EventSink& sink) {
     e.fixation.weights = {1.0f};
     sink.emit(std::move(e));
   }
-  stats_.tokens = stats_.committed = int(encoder_.text.size());
+  stats_.tokens = int(encoder_.text.size());  // none committed by the decoder
 }
 
 int Sequence::budget() const { return done_ ? 0 : max_new_ - int(output_.size()); }

@@ -1,6 +1,7 @@
 // Check boxes as "[ ]" and "[x]" in the text. A candidate square (detect/check-boxes.ts) is tied to the text
-// line it sits in or beside, and read alone by the line model: a box reads as one character the model is unsure
-// of (it has never learnt a box: "D", "O", "¾"), a letter reads surely, and letters run together read as two.
+// line it sits in or beside, and read alone by the line model: a box reads as one character the decoder is unsure
+// of (it has never learnt a box: "D", "O", "¾") or as the square the encoder names, a letter reads surely, and
+// letters run together read as two.
 // A confirmed box is cut out of its line, whose text on either side is read as pieces of the line, and stands
 // in the line's text as its mark, streamed like a token with the box as its fixation (docs/decisions/0025).
 import type { EngineEvent, RegionInput } from '../../../../common/engine-types';
@@ -108,12 +109,18 @@ export function checkBoxCandidates(page: GrayImage, lines: readonly MarkableLine
   return found;
 }
 
+/** Squares and ballot boxes (Unicode's Geometric Shapes block, U+2610-2612): what the line encoder names a box. */
+const BOX_CHARACTER = /^[\u25a0-\u25ff\u2610-\u2612]$/u;
+
 /**
- * The reader's verdict on a candidate read alone: a box is one character read with a probability under the
- * words-to-check bar, with no constant of its own.
+ * The reader's verdict on a candidate read alone: a box is one character, read with a probability under the
+ * words-to-check bar (the decoder has never learnt a box) or named a square or ballot box (the line encoder
+ * has: such a character is outside the decoder's vocabulary, so the encoder's reading writes it,
+ * docs/decisions/0048). No constant of its own.
  */
 function readsAsBox(text: string, prob: number): boolean {
-  return [...text.trim()].length === 1 && prob < CHECK_BELOW;
+  const characters = [...text.trim()];
+  return characters.length === 1 && (prob < CHECK_BELOW || BOX_CHARACTER.test(characters[0]!));
 }
 
 /** Tokens a candidate is read to: enough to tell one character from more. */
