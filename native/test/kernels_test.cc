@@ -318,7 +318,32 @@ void check_silu_mul(const cpu::Kernels& kern) {
   }
 }
 
+// gelu within 2e-7 of the double erf formula at every scale a layer's activations take (relative to
+// max(1, |x|): the error is erf's, times x), far negative inputs to ~0 without a NaN, and each element's result
+// independent of where it falls.
+void check_gelu(const cpu::Kernels& kern) {
+  auto x = randv(203, 14);
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 10.0f;
+  x[0] = 0.0f, x[1] = -200.0f, x[2] = 200.0f, x[3] = 1e-30f, x[4] = -1e-30f;
+  std::vector<float> got = x;
+  kern.gelu(got.data(), got.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
+    CHECK_MSG(std::fabs(got[i] - want) <= 2e-7 * std::max(1.0, std::fabs(double(x[i]))), kern.isa << " gelu at " << i << ": " << got[i] << " for " << want);
+  }
+  for (size_t first : {size_t(1), size_t(5), size_t(200)}) {
+    std::vector<float> part(x.begin() + long(first), x.end());
+    kern.gelu(part.data(), part.size());
+    for (size_t i = 0; i < part.size(); ++i)
+      CHECK_MSG(part[i] == got[first + i], kern.isa << " gelu depends on position, element " << first + i);
+  }
+}
+
 }  // namespace
+
+TEST(gelu_is_accurate_and_position_independent_generic) { check_gelu(cpu::kernels_generic()); }
+
+TEST(gelu_is_accurate_and_position_independent_best_isa) { check_gelu(cpu::best_kernels()); }
 
 TEST(silu_mul_is_accurate_and_position_independent_generic) { check_silu_mul(cpu::kernels_generic()); }
 

@@ -227,7 +227,12 @@ class CpuBackend final : public Backend {
   void silu_mul(const float* gate, const float* up, float* out, size_t n) override { k_.silu_mul(gate, up, out, n); }
 
   void gelu(float* x, size_t n) override {
-    for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+    constexpr int kChunk = 1 << 14;
+    const int chunks = int((n + kChunk - 1) / kChunk);
+    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
+      const size_t begin = size_t(cb) * kChunk, end = std::min(n, size_t(ce) * kChunk);
+      k_.gelu(x + begin, end - begin);
+    });
   }
 
   void add(float* x, const float* y, size_t n) override {

@@ -62,6 +62,8 @@ struct Kernels {
   void (*affine_hardswish)(float* x, size_t n, float s1, float b1, float s2, float b2);
   // Backend::silu_mul: out = silu(gate) * up over [0, n).
   void (*silu_mul)(const float* gate, const float* up, float* out, size_t n);
+  // Backend::gelu in place over x[0, n): x / 2 (1 + erf(x / sqrt 2)), erf within 1.5e-7 of itself.
+  void (*gelu)(float* x, size_t n);
   // Softmax over p[0, n) in place; p has room for n rounded up to `panel` floats (the padding is overwritten).
   void (*softmax)(float* p, int n);
 };

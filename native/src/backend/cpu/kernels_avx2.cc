@@ -58,7 +58,7 @@ struct Vec {
 const Kernels& kernels_avx2() {
   static const Kernels k{"avx2", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_rows, depthwise_rows, affine_hardswish,
-                        silu_mul, softmax};
+                        silu_mul, gelu, softmax};
   return k;
 }
 }  // namespace saccade::cpu

@@ -168,14 +168,14 @@ SACCADE_BF16 void gemm_bf16_pairs(const uint16_t* x, int M, int pairs, const uin
 const Kernels& kernels_avx512() {
   static const Kernels k{"avx512", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_rows,
-                        depthwise_rows, affine_hardswish, silu_mul, softmax};
+                        depthwise_rows, affine_hardswish, silu_mul, gelu, softmax};
   return k;
 }
 
 const Kernels& kernels_avx512_bf16() {
   static const Kernels k{"avx512-bf16", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, round_to_bf16_pairs, pack_bf16_pairs,
-                        gemm_bf16_pairs, attend_rows, depthwise_rows, affine_hardswish, silu_mul, softmax};
+                        gemm_bf16_pairs, attend_rows, depthwise_rows, affine_hardswish, silu_mul, gelu, softmax};
   return k;
 }
 }  // namespace saccade::cpu

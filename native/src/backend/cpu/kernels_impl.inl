@@ -409,6 +409,33 @@ void silu_mul(const float* gate, const float* up, float* out, size_t n) {
   std::copy(o, o + (n - i), out + i);
 }
 
+// gelu(x) = x / 2 (1 + erf(x / sqrt 2)) = max(x, 0) - |x| / 2 q, where erf(z) = 1 - q for z = |x| / sqrt 2 >= 0,
+// with q = t (a1 + t (a2 + ... a5)) e^(-z^2), t = 1 / (1 + p z): Abramowitz and Stegun 7.1.26, within 1.5e-7
+// of erf. Written with q, it takes no sign test, and a far negative x keeps its small result rather than a
+// difference of two numbers near 1. The tail runs the vector arithmetic on a padded copy, as silu_mul's.
+inline typename Vec::R gelu_vec(typename Vec::R x) {
+  const typename Vec::R a = Vec::max(x, Vec::sub(Vec::zero(), x));
+  const typename Vec::R z = Vec::mul(a, Vec::set1(0.70710678118654752f));
+  const typename Vec::R t = Vec::div(Vec::set1(1.0f), Vec::fma(z, Vec::set1(0.3275911f), Vec::set1(1.0f)));
+  typename Vec::R poly = Vec::set1(1.061405429f);
+  poly = Vec::fma(poly, t, Vec::set1(-1.453152027f));
+  poly = Vec::fma(poly, t, Vec::set1(1.421413741f));
+  poly = Vec::fma(poly, t, Vec::set1(-0.284496736f));
+  poly = Vec::fma(poly, t, Vec::set1(0.254829592f));
+  const typename Vec::R q = Vec::mul(Vec::mul(poly, t), exp_nonpositive(Vec::sub(Vec::zero(), Vec::mul(z, z))));
+  return Vec::sub(Vec::max(x, Vec::zero()), Vec::mul(Vec::mul(a, Vec::set1(0.5f)), q));
+}
+
+void gelu(float* x, size_t n) {
+  size_t i = 0;
+  for (; i + Vec::L <= n; i += Vec::L) Vec::store(x + i, gelu_vec(Vec::load(x + i)));
+  if (i == n) return;
+  float tail[Vec::L] = {};
+  std::copy(x + i, x + n, tail);
+  Vec::store(tail, gelu_vec(Vec::load(tail)));
+  std::copy(tail, tail + (n - i), x + i);
+}
+
 // x = hardswish(x * s1 + b1) * s2 + b2 in place, in the order the scalar form rounds: z = x * s1 + b1, then
 // z * min(max(z + 3, 0), 6) / 6 * s2 + b2.
 void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) {
