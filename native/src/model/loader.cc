@@ -111,8 +111,9 @@ void load_rep_conv(WeightReader& r, Backend& be, const std::string& p, int in, i
   c->bias2 = scalar(r, p + "act_lab.bias");
 }
 
-Weight pointwise(WeightReader& r, Backend& be, const std::string& name, int out, int in) {
-  return be.upload_weight(r.read(name, {out, in, 1, 1}), out, in, WeightUse::Linear);
+Weight pointwise(WeightReader& r, Backend& be, const std::string& name, int out, int in,
+                 WeightUse use = WeightUse::Linear) {
+  return be.upload_weight(r.read(name, {out, in, 1, 1}), out, in, use);
 }
 
 // Formats 2 and 3: the ViT encoder and the patch merger.
@@ -256,9 +257,11 @@ void load_v6_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, 
       b.se_expand = pointwise(r, be, p + "se.expand.weight", bc.in, bc.se_mid);
       b.se_expand_b = r.vec(p + "se.expand.bias", bc.in);
     }
-    b.fc1 = pointwise(r, be, p + "fc1.weight", bc.hidden, bc.in);
+    // The channel MLPs hold nearly all of the encoder's products: bf16 pairs where the CPU measures them faster,
+    // as PP-OCRv4's pointwise convolutions (docs/decisions/0032).
+    b.fc1 = pointwise(r, be, p + "fc1.weight", bc.hidden, bc.in, WeightUse::Reduced);
     b.fc1_b = r.vec(p + "fc1.bias", bc.hidden);
-    b.fc2 = pointwise(r, be, p + "fc2.weight", bc.out, bc.hidden);
+    b.fc2 = pointwise(r, be, p + "fc2.weight", bc.out, bc.hidden, WeightUse::Reduced);
     b.fc2_b = r.vec(p + "fc2.bias", bc.out);
     lv->v6_blocks.push_back(std::move(b));
   }
