@@ -2,9 +2,9 @@
 // element's title): pages (with their resolution, `scan_res`), the layout's regions in reading order as
 // paragraphs, their lines (with `textangle` on a turned page) and words, each word with its box on the page
 // and the model's confidence in it (word-boxes.ts); `x_source encoder` marks a word the line encoder read
-// alone, in a script the decoder cannot write (common/engine-types.ts TokenSource). Page coordinates are the pixels of the
-// page as it was read (PDF pages at their render resolution). It is written in three parts, the head, each
-// page as it is read, and the tail, so that a long document's hOCR is never held whole.
+// alone, in a script the decoder cannot write (common/engine-types.ts TokenSource). Page coordinates are the
+// pixels of the page as it was read (PDF pages at their render resolution). It is written in three parts, the
+// head, each page as it is read, and the tail, so that a long document's hOCR is never held whole.
 import type { Box, DocumentInfo, LayoutRegion, PageInfo } from '../../../common/protocol';
 import { quarterTurns } from '../../../common/quarter-turns';
 import { escapeHtml } from '../pipeline/write/table-markup';
