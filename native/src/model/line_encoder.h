@@ -131,7 +131,7 @@ struct LineReading {
   std::vector<float> token_prob;
   std::vector<int> token_column;
   // Where that readout holds a character the decoder lacks (a -1 in tokens) and the model states its encoder's
-  // characters: the line as the encoder reads it (decode/encoder_reading.h). Empty otherwise.
+  // characters: the line as the encoder reads it (Sequence::read_by_encoder). Empty otherwise.
   EncoderChars encoder;
 };
 

@@ -277,7 +277,6 @@ void load_v6_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, 
   lv->neck_dw_b = r.vec("encoder.neck_dw.bias", N);
 }
 
-// Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
 // encoder_charset [num_classes]: each CTC class's Unicode scalar value (stored as a float, which holds every
 // one exactly), the blank's 0 and first.
 std::vector<std::string> class_texts(const std::vector<float>& codes) {
@@ -292,6 +291,7 @@ std::vector<std::string> class_texts(const std::vector<float>& codes) {
   return texts;
 }
 
+// Format 4's encoder and projector (docs/model-format.md "Format 4"); `embed` is model.embed_tokens in rows.
 std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const ModelConfig& c,
                                              const std::vector<float>& embed) {
   auto lv = std::make_unique<LineVision>();

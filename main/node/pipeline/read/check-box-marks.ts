@@ -109,7 +109,7 @@ export function checkBoxCandidates(page: GrayImage, lines: readonly MarkableLine
   return found;
 }
 
-/** Squares and ballot boxes (Unicode's Geometric Shapes block, U+2610-2612): what the line encoder names a box. */
+/** Unicode's Geometric Shapes (U+25A0-25FF) and ballot boxes (U+2610-2612): what the line encoder names a box. */
 const BOX_CHARACTER = /^[\u25a0-\u25ff\u2610-\u2612]$/u;
 
 /**

@@ -227,12 +227,7 @@ class CpuBackend final : public Backend {
   void silu_mul(const float* gate, const float* up, float* out, size_t n) override { k_.silu_mul(gate, up, out, n); }
 
   void gelu(float* x, size_t n) override {
-    constexpr int kChunk = 1 << 14;
-    const int chunks = int((n + kChunk - 1) / kChunk);
-    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
-      const size_t begin = size_t(cb) * kChunk, end = std::min(n, size_t(ce) * kChunk);
-      k_.gelu(x + begin, end - begin);
-    });
+    for_each_span(n, [&](size_t begin, size_t end) { k_.gelu(x + begin, end - begin); });
   }
 
   void add(float* x, const float* y, size_t n) override {
@@ -263,12 +258,7 @@ class CpuBackend final : public Backend {
   }
 
   void affine_hardswish(float* x, size_t n, float s1, float b1, float s2, float b2) override {
-    constexpr int kChunk = 1 << 14;
-    const int chunks = int((n + kChunk - 1) / kChunk);
-    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
-      const size_t begin = size_t(cb) * kChunk, end = std::min(n, size_t(ce) * kChunk);
-      k_.affine_hardswish(x + begin, end - begin, s1, b1, s2, b2);
-    });
+    for_each_span(n, [&](size_t begin, size_t end) { k_.affine_hardswish(x + begin, end - begin, s1, b1, s2, b2); });
   }
 
   void silu(float* x, size_t n) override {
@@ -276,11 +266,8 @@ class CpuBackend final : public Backend {
   }
 
   void relu(float* x, size_t n) override {
-    constexpr int kChunk = 1 << 14;
-    const int chunks = int((n + kChunk - 1) / kChunk);
-    pool_.parallel_for(chunks, chunk_grain(chunks, kChunk), [&](int cb, int ce) {
-      const size_t end = std::min(n, size_t(ce) * kChunk);
-      for (size_t i = size_t(cb) * kChunk; i < end; ++i) x[i] = std::max(x[i], 0.0f);
+    for_each_span(n, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) x[i] = std::max(x[i], 0.0f);
     });
   }
 
@@ -444,6 +431,16 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // An elementwise op over [0, n) in spans of 16 Ki elements shared among the threads: f(begin, end).
+  template <class F>
+  void for_each_span(size_t n, F&& f) {
+    constexpr int kSpan = 1 << 14;
+    const int spans = int((n + kSpan - 1) / kSpan);
+    pool_.parallel_for(spans, chunk_grain(spans, kSpan), [&](int sb, int se) {
+      f(size_t(sb) * kSpan, std::min(n, size_t(se) * kSpan));
+    });
+  }
+
   ThreadPool pool_;
   const Kernels& k_;
   std::vector<float> mass_, scores_;  // per-(row, head) fixation outputs of the current call
