@@ -19,6 +19,17 @@ namespace saccade::js {
 
 namespace {
 
+// The arithmetic the model runs in: fp32, with the line encoder's pointwise convolutions in reduced products
+// where the backend chose them.
+std::string compute_dtype(const Model& m) {
+  if (!m.line) return "float32";
+  const LineVision& lv = *m.line;
+  const Weight* pointwise = !lv.blocks.empty() ? &lv.blocks[0].pw.pointwise : !lv.v6_blocks.empty() ? &lv.v6_blocks[0].fc1 : nullptr;
+  if (pointwise && pointwise->format == WeightFormat::BF16Pairs) return "float32; bf16 products in the line encoder's pointwise convolutions";
+  if (pointwise && pointwise->format == WeightFormat::Q8Groups) return "float32; int8 products in the line encoder's pointwise convolutions";
+  return "float32";
+}
+
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
  public:
   static Napi::FunctionReference ctor;
@@ -55,8 +66,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("cpuKernels", m.backend->kernel_isa());
     o.Set("threads", m.backend->threads());
     o.Set("weightDtype", m.weight_dtype);
-    const bool bf16_products = m.line && !m.line->blocks.empty() && m.line->blocks[0].pw.pointwise.format == WeightFormat::BF16Pairs;
-    o.Set("computeDtype", bf16_products ? "float32; bf16 products in the line encoder's pointwise convolutions" : "float32");
+    o.Set("computeDtype", compute_dtype(m));
     o.Set("parameters", double(m.parameter_count));
     o.Set("vocabSize", m.cfg.text.vocab_size);
     o.Set("decoderLayers", m.cfg.text.num_layers);

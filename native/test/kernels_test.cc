@@ -95,7 +95,79 @@ void check_bf16_pairs(const cpu::Kernels& k) {
       }
 }
 
+// The int8 products against their arithmetic written out: each group's levels (x to 127 steps of its largest
+// magnitude, w likewise, each value times the step's inverse rounded to the nearest, ties to even), their exact integer sum, scaled by both steps and added in group order with one FMA,
+// then the bias; every row the same as alone; and within the levels' rounding (half a step each) of the fp32
+// product.
+std::vector<float> check_q8(const cpu::Kernels& k) {
+  std::vector<float> all;
+  for (int M : {11, 8, 3})
+    for (int K : {1, 7, 32, 37, 200})
+      for (int N : {29, 157}) {
+        const int panels = (N + k.panel - 1) / k.panel, groups = (K + cpu::kQ8Group - 1) / cpu::kQ8Group;
+        auto x = randv(size_t(M) * K, 7), w = randv(size_t(N) * K, 8), b = randv(size_t(N), 9);
+        x[0] = 40.0f;  // an outlier channel, which only its own group's step may feel
+        const size_t row = size_t(groups) * cpu::kQ8Group;
+        std::vector<uint8_t> xq(size_t(M) * row);
+        std::vector<float> xs(size_t(M) * groups), ws(size_t(panels) * k.panel * groups), y(size_t(M) * N);
+        std::vector<int8_t> wq(size_t(panels) * k.panel * row);
+        std::vector<int32_t> wo(ws.size());
+        k.quantize_q8(x.data(), M, K, xq.data(), xs.data());
+        k.pack_q8(w.data(), N, K, wq.data(), ws.data(), wo.data());
+        k.gemm_q8(xq.data(), xs.data(), M, groups, wq.data(), ws.data(), wo.data(), b.data(), y.data(), N, 0, panels);
+        const auto step = [](const float* v, int n, float levels) {
+          float amax = 0.0f;
+          for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(v[i]));
+          return amax / levels;
+        };
+        const auto level = [](float v, float s) { return s > 0.0f ? int(std::nearbyint(v * (1.0f / s))) : 0; };
+        for (int m = 0; m < M; ++m)
+          for (int n = 0; n < N; ++n) {
+            float acc = 0.0f;
+            double exact = b[size_t(n)], bound = 1e-5 * (1 + std::fabs(exact));
+            for (int g = 0; g < groups; ++g) {
+              const int k0 = g * cpu::kQ8Group, count = std::min(cpu::kQ8Group, K - k0);
+              const float* xr = &x[size_t(m) * K + k0];
+              const float* wr = &w[size_t(n) * K + k0];
+              const float sx = step(xr, count, 127.0f), sw = step(wr, count, 127.0f);
+              int32_t sum = 0;
+              for (int i = 0; i < count; ++i) sum += level(xr[i], sx) * level(wr[i], sw);
+              acc = std::fma(float(sum), sx * sw, acc);
+              for (int i = 0; i < count; ++i) {
+                exact += double(xr[i]) * wr[i];
+                bound += std::fabs(xr[i]) * sw / 2 + std::fabs(wr[i]) * sx / 2 + sx * sw / 4;
+              }
+            }
+            const float got = y[size_t(m) * N + n];
+            CHECK_MSG(got == acc + b[size_t(n)], k.isa << " int8 products, M=" << M << " K=" << K << " N=" << N);
+            CHECK_MSG(std::fabs(got - exact) <= bound, k.isa << " int8 products far from fp32, K=" << K);
+          }
+        for (int m = 0; m < M; ++m) {
+          std::vector<float> y1(static_cast<size_t>(N));
+          k.gemm_q8(xq.data() + m * row, xs.data() + size_t(m) * groups, 1, groups, wq.data(), ws.data(), wo.data(),
+                    b.data(), y1.data(), N, 0, panels);
+          for (int n = 0; n < N; ++n) CHECK_MSG(y1[size_t(n)] == y[size_t(m) * N + n], k.isa << " int8 products, row " << m);
+        }
+        all.insert(all.end(), y.begin(), y.end());
+      }
+  return all;
+}
+
 }  // namespace
+
+// Every set with byte products this CPU runs, whether or not they are faster than fp32 here: each matches the
+// arithmetic, and all give the same numbers.
+TEST(int8_products_match_their_arithmetic_on_every_set) {
+  std::vector<float> first;
+  int sets = 0;
+  for (const cpu::Kernels* k : cpu::runnable_kernels()) {
+    if (!k->gemm_q8) continue;
+    const std::vector<float> y = check_q8(*k);
+    if (sets++ == 0) first = y;
+    else CHECK_MSG(y == first, k->isa << " int8 products differ from another set's");
+  }
+  if (sets == 0) std::printf("  (skipped: this CPU has no byte products)\n");
+}
 
 // The bf16 kernels wherever the CPU has the instruction, whether or not they are faster than fp32 here.
 TEST(bf16_pair_products_match_their_arithmetic_and_are_width_independent) {

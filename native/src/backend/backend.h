@@ -41,16 +41,16 @@ class Buffer {
 
 // What a weight is for. Linear weights may be kept in a backend-private layout (the CPU packs them into
 // panels for its GEMM); Lookup tables (embeddings) keep torch's row layout, since embed() reads whole rows.
-// Reduced is a Linear one that the backend may run on bf16 inputs and weights with fp32 sums where the
-// hardware multiplies bf16 pairs natively (the line encoder's pointwise convolutions: docs/decisions/0032);
-// elsewhere it is a Linear weight.
+// Reduced is a Linear one that the backend may run on reduced inputs and weights with exact or fp32 sums
+// where that is measured faster (the line encoder's pointwise convolutions): bf16 pairs (docs/decisions/0032)
+// or bytes in groups of channels (docs/decisions/0049); elsewhere it is a Linear weight.
 enum class WeightUse { Linear, Lookup, Reduced };
 
 // How a backend stores a weight. The CPU keeps a Linear one as fp16 or bf16 when every value is exactly such
 // a number (half the bytes for a single-token forward to stream, the same arithmetic), else as fp32, a
 // Lookup table whose values are all bf16 numbers as bf16 rows, and a Reduced one as bf16 pairs
-// (Kernels::gemm_bf16_pairs) where the CPU has the instruction.
-enum class WeightFormat { F32, F16, BF16, BF16Pairs };
+// (Kernels::gemm_bf16_pairs) or grouped bytes (Kernels::gemm_q8) where the chosen kernels have them.
+enum class WeightFormat { F32, F16, BF16, BF16Pairs, Q8Groups };
 
 // A weight [rows=out, cols=in] (torch layout on upload), resident on the backend.
 struct Weight {
@@ -176,7 +176,8 @@ struct BackendOptions {
   // compiled_backends().
   std::string name = "auto";
   int threads = 0;           // 0: hardware concurrency
-  // Reduced weights (WeightUse::Reduced) in bf16 where the CPU multiplies bf16 natively; false: fp32 throughout.
+  // Reduced weights (WeightUse::Reduced) in bf16 pairs or bytes where the CPU's probe finds them faster; false:
+  // fp32 throughout.
   bool reduced_precision = true;
 };
 

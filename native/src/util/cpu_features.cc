@@ -12,6 +12,8 @@ const CpuFeatures& cpu_features() {
     r.f16c = __builtin_cpu_supports("f16c");
     r.avx512f = __builtin_cpu_supports("avx512f");
     r.avx512bf16 = __builtin_cpu_supports("avx512bf16");
+    r.avx_vnni = __builtin_cpu_supports("avxvnni");
+    r.avx512vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
     r.amx_bf16 = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16");
 #endif
     return r;

@@ -71,7 +71,17 @@ class CpuBackend final : public Backend {
     Weight w;
     w.rows = rows;
     w.cols = cols;
-    if (use == WeightUse::Reduced && k_.gemm_bf16_pairs) {
+    if (use == WeightUse::Reduced && k_.gemm_q8) {
+      w.format = WeightFormat::Q8Groups;
+      const size_t columns = size_t(panels) * P, groups = (cols + kQ8Group - 1) / kQ8Group;
+      w.w = Buffer(this, columns * groups * (kQ8Group / 4 + 2));  // the bytes, then the steps, then the offsets
+      const Q8Panels q = q8_panels(w);
+      pool_.parallel_for(panels, chunk_grain(panels, int64_t(P) * cols), [&](int pb, int pe) {
+        const int n0 = pb * P, n1 = std::min(rows, pe * P);
+        const size_t at = size_t(pb) * P * groups;
+        k_.pack_q8(host.data() + size_t(n0) * cols, n1 - n0, cols, q.bytes + at * kQ8Group, q.steps + at, q.offsets + at);
+      });
+    } else if (use == WeightUse::Reduced && k_.gemm_bf16_pairs) {
       w.format = WeightFormat::BF16Pairs;
       const size_t pair_packed = size_t(panels) * P * 2 * ((cols + 1) / 2);
       w.w = Buffer(this, pair_packed / 2);
@@ -99,6 +109,20 @@ class CpuBackend final : public Backend {
       const int n0 = pb * P, n1 = std::min(N, pe * P);
       pack(w + size_t(n0) * K, n1 - n0, K, packed + size_t(pb) * P * K);
     });
+  }
+
+  // Where a Q8Groups weight's parts lie in its buffer.
+  struct Q8Panels {
+    int8_t* bytes;
+    float* steps;
+    int32_t* offsets;
+  };
+  Q8Panels q8_panels(const Weight& w) const {
+    const size_t columns = size_t((w.rows + k_.panel - 1) / k_.panel) * k_.panel;
+    const size_t groups = (w.cols + kQ8Group - 1) / kQ8Group;
+    float* base = w.w.data();
+    return {reinterpret_cast<int8_t*>(base), base + columns * groups * kQ8Group / 4,
+            reinterpret_cast<int32_t*>(base + columns * groups * (kQ8Group / 4 + 1))};
   }
 
   void embed(const int* ids, int n, const Weight& table, float* out) override {
@@ -145,6 +169,22 @@ class CpuBackend final : public Backend {
     const int N = w.rows, K = w.cols;
     const float* wf = w.w.data();
     const uint16_t* wh = reinterpret_cast<const uint16_t*>(wf);
+    if (w.format == WeightFormat::Q8Groups) {
+      // x quantised first: one pass over x, against N multiply-adds per element in the GEMM.
+      const int groups = (K + kQ8Group - 1) / kQ8Group;
+      const size_t row = size_t(groups) * kQ8Group;
+      const std::unique_ptr<uint8_t[]> xq(new uint8_t[size_t(M) * row]);
+      const std::unique_ptr<float[]> xs(new float[size_t(M) * groups]);
+      pool_.parallel_for(M, chunk_grain(M, 8 * int64_t(K)), [&](int mb, int me) {
+        k_.quantize_q8(x + size_t(mb) * K, me - mb, K, xq.get() + mb * row, xs.get() + size_t(mb) * groups);
+      });
+      const Q8Panels q = q8_panels(w);
+      for_each_tile(M, N, K, kQ8RowBlock, k_.panel_block, [&](int m0, int rows, int pb, int pe) {
+        k_.gemm_q8(xq.get() + m0 * row, xs.get() + size_t(m0) * groups, rows, groups, q.bytes, q.steps, q.offsets, bias,
+                   y + size_t(m0) * N, N, pb, pe);
+      });
+      return;
+    }
     if (w.format == WeightFormat::BF16Pairs) {
       // x rounded to bf16 pairs first: one pass over x, against N multiply-adds per element in the GEMM.
       const int pairs = (K + 1) / 2;
@@ -164,7 +204,7 @@ class CpuBackend final : public Backend {
         case WeightFormat::F16: k_.gemm_f16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
         case WeightFormat::BF16: k_.gemm_bf16(xr, rows, K, wh, bias, yr, N, pb, pe); break;
         case WeightFormat::F32: k_.gemm(xr, rows, K, wf, bias, yr, N, pb, pe); break;
-        case WeightFormat::BF16Pairs: break;  // above
+        case WeightFormat::BF16Pairs: case WeightFormat::Q8Groups: break;  // above
       }
     });
   }

@@ -12,6 +12,11 @@ namespace saccade::cpu {
 // thousand keys, and its key and value tiles are read once for all of them.
 constexpr int kAttendRows = 16;
 
+// The int8 products' layout (Kernels::gemm_q8): channels in groups of kQ8Group, each its own step; a thread
+// takes up to kQ8RowBlock rows of x at a time.
+constexpr int kQ8Group = 32;
+constexpr int kQ8RowBlock = 12;
+
 struct Kernels {
   const char* isa;
   bool fused;  // multiply-adds round once (FMA); the portable kernels round the product and the sum
@@ -66,6 +71,14 @@ struct Kernels {
   void (*gelu)(float* x, size_t n);
   // Softmax over p[0, n) in place; p has room for n rounded up to `panel` floats (the padding is overwritten).
   void (*softmax)(float* p, int n);
+  // Products of bytes, where the set has them (nullptr elsewhere; docs/decisions/0049): x[M, K] quantised
+  // per row and group of kQ8Group channels to bytes (x / step + 128) and the groups' steps; w[N, K] packed
+  // per column and group to 7-bit signed bytes with their steps and offsets (kernels_int8.inl lays them out);
+  // y[m, n] = (bias[n] +) the groups' exact integer sums, each times its two steps, added in group order.
+  void (*quantize_q8)(const float* x, int M, int K, uint8_t* q, float* steps) = nullptr;
+  void (*pack_q8)(const float* w, int N, int K, int8_t* packed, float* steps, int32_t* offsets) = nullptr;
+  void (*gemm_q8)(const uint8_t* x, const float* xs, int M, int groups, const int8_t* w, const float* ws,
+                  const int32_t* wo, const float* bias, float* y, int N, int p_begin, int p_end) = nullptr;
 };
 
 const Kernels& kernels_generic();
@@ -73,13 +86,16 @@ const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
 const Kernels& kernels_avx512_bf16();  // kernels_avx512() with the bf16 pair products
 const Kernels& kernels_amx();          // kernels_avx512_bf16() with the pair products on AMX tiles
+const Kernels& kernels_avx2_vnni();    // kernels_avx2() with byte products on AVX-VNNI's VPDPBUSD
+const Kernels& kernels_avx512_vnni();  // kernels_avx512() with byte products on AVX-512 VNNI's VPDPBUSD
 bool amx_usable();                      // cpuid lists AMX BF16 and the OS grants this process its tile state
-// The kernel sets this CPU can run, narrowest first (their `isa` names: generic, avx2, avx512, avx512-bf16,
-// avx512-amx).
+// The kernel sets this CPU can run, narrowest first, each fp32 set followed by the sets that add reduced products
+// to it (their `isa` names: generic, avx2, avx2-vnni, avx512, avx512-vnni, avx512-bf16, avx512-amx).
 std::vector<const Kernels*> runnable_kernels();
-// AVX-512 (with the bf16 pair products, on AMX tiles or AVX-512 BF16, where wanted, present and measured faster
-// than fp32 here) > AVX2 > generic by cpuid. SACCADE_CPU_KERNELS=<isa> forces one of runnable_kernels() (a
-// developer on an AVX-512 machine measures the AVX2 path users have); naming one this CPU cannot run throws.
-const Kernels& best_kernels(bool bf16_pairs = true);
+// AVX-512 > AVX2 > generic by cpuid, each with the reduced products (bytes, or bf16 pairs on AVX-512 BF16 or
+// AMX tiles) that are wanted, present and measured clearly faster than fp32 here. SACCADE_CPU_KERNELS=<isa>
+// forces one of runnable_kernels() (a developer on an AVX-512 machine measures the AVX2 path users have); naming
+// one this CPU cannot run throws. reduced = false: the chosen or named set's fp32 products.
+const Kernels& best_kernels(bool reduced = true);
 
 }  // namespace saccade::cpu

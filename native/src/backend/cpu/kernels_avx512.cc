@@ -163,6 +163,25 @@ SACCADE_BF16 void gemm_bf16_pairs(const uint16_t* x, int M, int pairs, const uin
 
 #undef SACCADE_BF16
 
+// Byte products with AVX-512 VNNI's VPDPBUSD: 64 multiply-adds of bytes into 16 int32 lanes per instruction,
+// four times an fp32 FMA's.
+#pragma GCC push_options
+#pragma GCC target("avx512bw,avx512vnni")
+namespace vnni {
+struct Dot {
+  using I = __m512i;
+  static I load(const int8_t* p) { return _mm512_loadu_si512(p); }
+  static I set1(int32_t v) { return _mm512_set1_epi32(v); }
+  static I dot(I acc, I a, I w) { return _mm512_dpbusd_epi32(acc, a, w); }
+  static __m512 to_float(I v) { return _mm512_cvtepi32_ps(v); }
+  static void store_bytes(uint8_t* p, __m512 v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v)));
+  }
+};
+#include "backend/cpu/kernels_int8.inl"
+}  // namespace vnni
+#pragma GCC pop_options
+
 }  // namespace
 
 const Kernels& kernels_avx512() {
@@ -176,6 +195,18 @@ const Kernels& kernels_avx512_bf16() {
   static const Kernels k{"avx512-bf16", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
                         gemm<float>, gemm<uint16_t>, gemm_bf16, round_to_bf16_pairs, pack_bf16_pairs,
                         gemm_bf16_pairs, attend_rows, depthwise_rows, affine_hardswish, silu_mul, gelu, softmax};
+  return k;
+}
+
+const Kernels& kernels_avx512_vnni() {
+  static const Kernels k = [] {
+    Kernels a = kernels_avx512();
+    a.isa = "avx512-vnni";
+    a.quantize_q8 = vnni::quantize_q8;
+    a.pack_q8 = vnni::pack_q8;
+    a.gemm_q8 = vnni::gemm_q8;
+    return a;
+  }();
   return k;
 }
 }  // namespace saccade::cpu
