@@ -218,7 +218,7 @@ export interface EngineInfo {
   backends: string[];
   backend: string;
   cpuFeatures: Record<string, boolean>;
-  /** The SIMD kernel set picked at run time (generic, avx2, avx512, avx512-bf16, avx512-amx). */
+  /** The SIMD kernel set picked at run time (generic, avx2, avx2-vnni, avx512, avx512-vnni, avx512-bf16, avx512-amx). */
   cpuKernels: string;
   /** Every kernel set this CPU can run; SACCADE_CPU_KERNELS=<one of them> forces it. */
   cpuKernelSets: string[];

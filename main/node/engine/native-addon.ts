@@ -52,8 +52,9 @@ export interface NativePageAnalysis {
 export interface NativeAddon {
   info(): EngineInfo;
   /**
-   * reducedPrecision (default true): the line encoder's pointwise convolutions in bf16 products where the CPU has
-   * them (docs/decisions/0032); false: fp32 throughout.
+   * reducedPrecision (default true): the line encoder's pointwise convolutions in reduced products (bf16 pairs or
+   * grouped bytes) where the CPU has them and measures them faster (docs/decisions/0032, 0049); false: fp32
+   * throughout.
    */
   loadModel(dir: string, opts?: { threads?: number; backend?: string; reducedPrecision?: boolean }): Promise<NativeModel>;
   loadPageAnalysis(dir: string, opts?: { threads?: number; backend?: string }): Promise<NativePageAnalysis>;
