@@ -1,5 +1,6 @@
 #include "backend/backend.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,6 +37,22 @@ Weight Backend::upload_weight(const std::vector<float>& host, int rows, int cols
   w.rows = rows;
   w.cols = cols;
   return w;
+}
+
+void Backend::conv(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, const Weight& w,
+                   const float* bias, bool relu, float* dst) {
+  // Bands of output rows keep a 3 x 3 convolution over a full-page map from needing hundreds of megabytes.
+  constexpr size_t kWindowFloats = size_t(1) << 22;
+  const int Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx;
+  const size_t row = size_t(Wo) * w.cols;
+  const int band = int(std::max<size_t>(1, std::min<size_t>(Ho, kWindowFloats / row)));
+  Buffer cols(this, size_t(band) * row, Contents::Undefined);
+  for (int oy0 = 0; oy0 < Ho; oy0 += band) {
+    const int oy1 = std::min(Ho, oy0 + band);
+    im2col(src, H, W, C, kh, kw, sy, sx, oy0, oy1, cols.data());
+    linear(cols.data(), (oy1 - oy0) * Wo, w, bias, dst + size_t(oy0) * Wo * w.rows);
+  }
+  if (relu) this->relu(dst, size_t(Ho) * Wo * w.rows);
 }
 
 std::vector<std::string> compiled_backends() {

@@ -117,6 +117,12 @@ class Backend {
   // same order; a caller bounds its memory by taking the output rows a band at a time.
   virtual void im2col(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, int oy0, int oy1,
                       float* dst) = 0;
+  // A kh x kw convolution: im2col's windows (stride (sy, sx), zero padding (kh / 2, kw / 2)) through linear() with
+  // w [N, kh * kw * C] in their (ky, kx, c) order, plus bias, then max(x, 0) where relu: src [H, W, C] -> dst
+  // [ceil(H / sy), ceil(W / sx), N]. By default the windows of a band of output rows at a time, then linear();
+  // a backend may read the windows in place instead, with the same arithmetic.
+  virtual void conv(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, const Weight& w,
+                    const float* bias, bool relu, float* dst);
   // y[M, N] = x[M, K] W^T (+ bias[N])
   virtual void linear(const float* x, int M, const Weight& w, const float* bias, float* y) = 0;
   // RMSNorm over rows of length dim: y = x / sqrt(mean(x^2) + eps) * w

@@ -33,10 +33,8 @@ Buffer conv_stem(Model& m, const PreparedImage& im) {
   for (const StemConv& conv : m.stem) {
     H /= 2;
     W /= 2;
-    const int rows = H * W;
-    Buffer cols(&be, size_t(rows) * 9 * conv.in), y(&be, size_t(rows) * conv.out);
-    be.im2col(x.data(), 2 * H, 2 * W, conv.in, 3, 3, 2, 2, 0, H, cols.data());
-    be.linear(cols.data(), rows, conv.w, conv.b.data(), y.data());
+    Buffer y(&be, size_t(H) * W * conv.out);
+    be.conv(x.data(), 2 * H, 2 * W, conv.in, 3, 3, 2, 2, conv.w, conv.b.data(), false, y.data());
     be.gelu(y.data(), y.size());
     x = std::move(y);
   }

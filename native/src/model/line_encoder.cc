@@ -57,12 +57,11 @@ LineFeatures line_encoder(Model& m, const PreparedImage& im) {
   Buffer x(&be, im.pixels.size(), Contents::Undefined);
   be.upload(x.data(), im.pixels.data(), im.pixels.size());
   {  // stem: 3x3, stride 2, on the grey line
-    Buffer cols(&be, size_t(H / 2) * (W / 2) * 9, Contents::Undefined);
-    be.im2col(x.data(), H, W, 1, 3, 3, 2, 2, 0, H / 2, cols.data());
-    H /= 2;
-    W /= 2;
-    x = Buffer(&be, size_t(H) * W * C, Contents::Undefined);
-    be.linear(cols.data(), H * W, lv.stem, lv.stem_b.data(), x.data());
+    Buffer y(&be, size_t((H + 1) / 2) * ((W + 1) / 2) * C, Contents::Undefined);
+    be.conv(x.data(), H, W, 1, 3, 3, 2, 2, lv.stem, lv.stem_b.data(), false, y.data());
+    H = (H + 1) / 2;
+    W = (W + 1) / 2;
+    x = std::move(y);
   }
   for (size_t i = 0; i < lv.blocks.size(); ++i) {
     const LineBlock& b = lv.blocks[i];

@@ -10,16 +10,12 @@ namespace saccade {
 
 namespace {
 
-// A k x k convolution (zero padding k / 2) as im2col and one product, then its bias and a relu:
-// src [H, W, C_in] -> [ceil(H / s), ceil(W / s), w.rows].
+// A k x k convolution (zero padding k / 2), its bias and a relu: src [H, W, C_in] -> [ceil(H / s), ceil(W / s), w.rows].
 Buffer conv_relu(Backend& be, const float* src, int* H, int* W, int C, int k, int s, const Weight& w,
                  const Buffer& bias) {
   const int Ho = (*H + s - 1) / s, Wo = (*W + s - 1) / s;
-  Buffer cols(&be, size_t(Ho) * Wo * k * k * C, Contents::Undefined);
-  be.im2col(src, *H, *W, C, k, k, s, s, 0, Ho, cols.data());
   Buffer y(&be, size_t(Ho) * Wo * w.rows, Contents::Undefined);
-  be.linear(cols.data(), Ho * Wo, w, bias.data(), y.data());
-  be.relu(y.data(), y.size());
+  be.conv(src, *H, *W, C, k, k, s, s, w, bias.data(), true, y.data());
   *H = Ho;
   *W = Wo;
   return y;

@@ -234,15 +234,14 @@ void load_v6_backbone(WeightReader& r, Backend& be, const LineEncoderConfig& e, 
       for (int tap = 0; tap < 9; ++tap) grey[size_t(o) * 9 + tap] += conv1[(size_t(o) * 3 + ch) * 9 + tap];
   st.conv1 = be.upload_weight(conv3x3_as_linear(grey, mid, 1), mid, 9, WeightUse::Linear);
   st.conv1_b = r.vec("encoder.stem.conv1.bias", mid);
-  // The stem's later convolutions in reduced products too (docs/decisions/0049); conv1, on the pixels, stays fp32.
   st.conv2a = be.upload_weight(conv2x2_same_as_3x3(r.read("encoder.stem.conv2a.weight", {mid / 2, mid, 2, 2}), mid / 2, mid),
-                               mid / 2, 9 * mid, WeightUse::Reduced);
+                               mid / 2, 9 * mid, WeightUse::Linear);
   st.conv2a_b = r.vec("encoder.stem.conv2a.bias", mid / 2);
   st.conv2b = be.upload_weight(conv2x2_same_as_3x3(r.read("encoder.stem.conv2b.weight", {mid, mid / 2, 2, 2}), mid, mid / 2),
-                               mid, 9 * (mid / 2), WeightUse::Reduced);
+                               mid, 9 * (mid / 2), WeightUse::Linear);
   st.conv2b_b = r.vec("encoder.stem.conv2b.bias", mid);
   st.conv3 = be.upload_weight(conv3x3_as_linear(r.read("encoder.stem.conv3.weight", {mid, 2 * mid, 3, 3}), mid, 2 * mid),
-                              mid, 9 * 2 * mid, WeightUse::Reduced);
+                              mid, 9 * 2 * mid, WeightUse::Linear);
   st.conv3_b = r.vec("encoder.stem.conv3.bias", mid);
   st.conv4 = pointwise(r, be, "encoder.stem.conv4.weight", out, mid);
   st.conv4_b = r.vec("encoder.stem.conv4.bias", out);
@@ -325,8 +324,8 @@ std::unique_ptr<LineVision> load_line_vision(WeightReader& r, Backend& be, const
   }
   lv->neck_norm_w = r.vec("encoder.neck_norm.weight", N);
   lv->neck_norm_b = r.vec("encoder.neck_norm.bias", N);
-  // 18,710 classes for PP-OCRv6: the encoder's largest product after the MLPs (docs/decisions/0049).
-  lv->ctc = r.mat("encoder.ctc.weight", e.num_classes, N, WeightUse::Reduced);
+  // fp32: in bytes, its greedy reading of a golden line moved where two classes nearly tie (docs/decisions/0049).
+  lv->ctc = r.mat("encoder.ctc.weight", e.num_classes, N);
   lv->ctc_b = r.vec("encoder.ctc.bias", e.num_classes);
 
   const int D = c.text.hidden_size, V = c.text.vocab_size;

@@ -13,10 +13,6 @@ namespace {
 
 // Bounds on what a config may ask for: far above the shipped networks, far below what would exhaust memory.
 constexpr int kMaxOps = 4096, kMaxChannels = 4096, kMaxKernel = 9, kMaxStride = 4, kMaxScale = 16;
-// Rows of a convolution's im2col matrix held at once (in floats): bands of output rows keep a 3 x 3 convolution
-// over a full-page map from needing hundreds of megabytes.
-constexpr size_t kIm2colFloats = size_t(1) << 22;
-
 std::string shape_str(const std::vector<int64_t>& s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
@@ -182,14 +178,9 @@ void ConvNet::conv(const Op& op, const float* x, const Dims& d, float* y, const 
   } else if (op.kh == 1 && op.kw == 1 && op.sy == 1 && op.sx == 1) {
     be_.linear(x, d.H * d.W, op.w, op.bias.data(), y);
   } else {
-    const size_t row = size_t(out.W) * op.w.cols;
-    const int band = int(std::max<size_t>(1, std::min<size_t>(out.H, kIm2colFloats / row)));
-    Buffer cols(&be_, size_t(band) * row, Contents::Undefined);
-    for (int oy0 = 0; oy0 < out.H; oy0 += band) {
-      const int oy1 = std::min(out.H, oy0 + band);
-      be_.im2col(x, d.H, d.W, d.C, op.kh, op.kw, op.sy, op.sx, oy0, oy1, cols.data());
-      be_.linear(cols.data(), (oy1 - oy0) * out.W, op.w, op.bias.data(), y + size_t(oy0) * out.W * out.C);
-    }
+    const bool relu = op.act == Act::Relu;  // in the convolution's own pass over its output
+    be_.conv(x, d.H, d.W, d.C, op.kh, op.kw, op.sy, op.sx, op.w, op.bias.data(), relu, y);
+    if (relu) return;
   }
   activate(op, y, out.size());
 }

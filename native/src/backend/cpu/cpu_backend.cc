@@ -165,6 +165,31 @@ class CpuBackend final : public Backend {
     });
   }
 
+  void conv(const float* src, int H, int W, int C, int kh, int kw, int sy, int sx, const Weight& w, const float* bias,
+            bool relu, float* dst) override {
+    if (w.format == WeightFormat::BF16Pairs || w.format == WeightFormat::Q8Groups) {
+      Backend::conv(src, H, W, C, kh, kw, sy, sx, w, bias, relu, dst);
+      return;
+    }
+    const ConvShape s{H, W, C, kh, kw, sy, sx, w.rows};
+    const int Ho = (H + sy - 1) / sy, Wo = (W + sx - 1) / sx;
+    const int panels = (w.rows + k_.panel - 1) / k_.panel, panel_blocks = (panels + k_.panel_block - 1) / k_.panel_block;
+    const std::vector<float> zeros(size_t(C), 0.0f);
+    const uint16_t* wh = reinterpret_cast<const uint16_t*>(w.w.data());
+    // Threads take whole output rows of a panel block: a row's tiles share its windows' pixels in cache.
+    const int units = Ho * panel_blocks;
+    pool_.parallel_for(units, chunk_grain(units, int64_t(Wo) * w.cols * k_.panel * k_.panel_block), [&](int ub, int ue) {
+      for (int u = ub; u < ue; ++u) {
+        const int oy = u / panel_blocks, pb = u % panel_blocks * k_.panel_block, pe = std::min(panels, pb + k_.panel_block);
+        switch (w.format) {
+          case WeightFormat::F16: k_.conv_f16(s, src, zeros.data(), wh, bias, relu, dst, oy, oy + 1, pb, pe); break;
+          case WeightFormat::BF16: k_.conv_bf16(s, src, zeros.data(), wh, bias, relu, dst, oy, oy + 1, pb, pe); break;
+          default: k_.conv(s, src, zeros.data(), w.w.data(), bias, relu, dst, oy, oy + 1, pb, pe); break;
+        }
+      }
+    });
+  }
+
   void linear(const float* x, int M, const Weight& w, const float* bias, float* y) override {
     const int N = w.rows, K = w.cols;
     const float* wf = w.w.data();

@@ -17,6 +17,11 @@ constexpr int kAttendRows = 16;
 constexpr int kQ8Group = 32;
 constexpr int kQ8RowBlock = 12;
 
+// Backend::conv's shape: src [H, W, C], a kh x kw window, stride (sy, sx), zero padding (kh / 2, kw / 2), N outputs.
+struct ConvShape {
+  int H, W, C, kh, kw, sy, sx, N;
+};
+
 struct Kernels {
   const char* isa;
   bool fused;  // multiply-adds round once (FMA); the portable kernels round the product and the sum
@@ -42,6 +47,15 @@ struct Kernels {
                    int p_begin, int p_end);
   void (*gemm_bf16)(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N,
                     int p_begin, int p_end);
+  // Output rows [oy_begin, oy_end) and panels [p_begin, p_end) of Backend::conv, w packed as for gemm (fp32,
+  // fp16 or bf16 panels) from [N, kh * kw * C]; zeros: C zeros. Each output the same number as gemm's over
+  // im2col's row of its window, then relu'd where asked.
+  void (*conv)(const ConvShape& s, const float* src, const float* zeros, const float* w, const float* bias, bool relu,
+               float* dst, int oy_begin, int oy_end, int p_begin, int p_end);
+  void (*conv_f16)(const ConvShape& s, const float* src, const float* zeros, const uint16_t* w, const float* bias,
+                   bool relu, float* dst, int oy_begin, int oy_end, int p_begin, int p_end);
+  void (*conv_bf16)(const ConvShape& s, const float* src, const float* zeros, const uint16_t* w, const float* bias,
+                    bool relu, float* dst, int oy_begin, int oy_end, int p_begin, int p_end);
   // Products of bf16 pairs, where the CPU multiplies them natively (AVX-512 BF16; nullptr elsewhere):
   // x rounded to bf16 (to nearest, ties to even) into rows of ceil(K / 2) pairs, an odd K's last pair ending
   // in a zero; w[N, K] rounded so into panels of [ceil(K / 2)][panel][2], each lane a pair of consecutive k;

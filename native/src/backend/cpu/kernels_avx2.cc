@@ -84,7 +84,7 @@ struct Dot {
 
 const Kernels& kernels_avx2() {
   static const Kernels k{"avx2", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
-                        gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_rows, depthwise_rows, affine_hardswish,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, conv<float>, conv<uint16_t>, conv_bf16, nullptr, nullptr, nullptr, attend_rows, depthwise_rows, affine_hardswish,
                         silu_mul, gelu, softmax};
   return k;
 }

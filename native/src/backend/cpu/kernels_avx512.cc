@@ -186,14 +186,14 @@ struct Dot {
 
 const Kernels& kernels_avx512() {
   static const Kernels k{"avx512", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
-                        gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_rows,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, conv<float>, conv<uint16_t>, conv_bf16, nullptr, nullptr, nullptr, attend_rows,
                         depthwise_rows, affine_hardswish, silu_mul, gelu, softmax};
   return k;
 }
 
 const Kernels& kernels_avx512_bf16() {
   static const Kernels k{"avx512-bf16", true, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
-                        gemm<float>, gemm<uint16_t>, gemm_bf16, round_to_bf16_pairs, pack_bf16_pairs,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, conv<float>, conv<uint16_t>, conv_bf16, round_to_bf16_pairs, pack_bf16_pairs,
                         gemm_bf16_pairs, attend_rows, depthwise_rows, affine_hardswish, silu_mul, gelu, softmax};
   return k;
 }

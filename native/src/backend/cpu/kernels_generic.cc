@@ -98,7 +98,7 @@ namespace saccade::cpu {
 
 const Kernels& kernels_generic() {
   static const Kernels k{"generic", false, Vec::L, kRowBlock, kPanelBlock, kRowBlock, kPanelBlock, pack<float>, pack<uint16_t>, pack_bf16,
-                        gemm<float>, gemm<uint16_t>, gemm_bf16, nullptr, nullptr, nullptr, attend_rows, depthwise_rows, affine_hardswish,
+                        gemm<float>, gemm<uint16_t>, gemm_bf16, conv<float>, conv<uint16_t>, conv_bf16, nullptr, nullptr, nullptr, attend_rows, depthwise_rows, affine_hardswish,
                         silu_mul, gelu, softmax};
   return k;
 }

@@ -95,8 +95,87 @@ void gemm(const float* x, int M, int K, const T* w, const float* bias, float* y,
   }
 }
 
+// Backend::conv without the windows written out: a tile of MR neighbouring outputs of one output row reads each
+// window's pixels where they lie (a row of zeros for the padding) in im2col's (ky, kx, c) order, so every output
+// is the FMA chain gemm<T> runs over its im2col row, then the bias and the relu.
+template <int MR, int NV, class T>
+inline void conv_tile(const ConvShape& s, const float* src, const float* zeros, int oy, int ox0, const T* panels,
+                      const float* bias, bool relu, float* y, int n0) {
+  constexpr int L = Vec::L;
+  typename Vec::R acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::zero();
+  const size_t pstride = size_t(s.kh) * s.kw * s.C * L;
+  const T* wk = panels;
+  for (int ky = 0; ky < s.kh; ++ky) {
+    const int iy = oy * s.sy + ky - s.kh / 2;
+    for (int kx = 0; kx < s.kw; ++kx) {
+      const float* xr[MR];
+      for (int i = 0; i < MR; ++i) {
+        const int ix = (ox0 + i) * s.sx + kx - s.kw / 2;
+        xr[i] = iy >= 0 && iy < s.H && ix >= 0 && ix < s.W ? src + (size_t(iy) * s.W + ix) * s.C : zeros;
+      }
+      for (int c = 0; c < s.C; ++c, wk += L) {
+        typename Vec::R wv[NV];
+        for (int j = 0; j < NV; ++j) wv[j] = load_panel(wk + j * pstride);
+        for (int i = 0; i < MR; ++i) {
+          const typename Vec::R xv = Vec::set1(xr[i][c]);
+          for (int j = 0; j < NV; ++j) acc[i][j] = Vec::fma(xv, wv[j], acc[i][j]);
+        }
+      }
+    }
+  }
+  for (int j = 0; j < NV; ++j) {
+    const int n = n0 + j * L;
+    const int cols = s.N - n < L ? s.N - n : L;
+    for (int i = 0; i < MR; ++i) {
+      float out[L];
+      Vec::store(out, acc[i][j]);
+      float* yr = y + size_t(i) * s.N + n;
+      for (int c = 0; c < cols; ++c) {
+        const float v = bias ? out[c] + bias[n + c] : out[c];
+        yr[c] = relu ? std::max(v, 0.0f) : v;
+      }
+    }
+  }
+}
+
+template <int MR, int NV, class T>
+inline void conv_row_tiles(const ConvShape& s, const float* src, const float* zeros, int oy, int ox, const T* w,
+                           const float* bias, bool relu, float* y, int p_begin, int p_end) {
+  const size_t pstride = size_t(s.kh) * s.kw * s.C * Vec::L;
+  int p = p_begin;
+  for (; p + NV <= p_end; p += NV) conv_tile<MR, NV>(s, src, zeros, oy, ox, w + p * pstride, bias, relu, y, p * Vec::L);
+  if constexpr (NV > 1) {
+    if (p < p_end) conv_row_tiles<MR, NV / 2>(s, src, zeros, oy, ox, w, bias, relu, y, p, p_end);
+  }
+}
+
+// Output rows [oy_begin, oy_end), panels [p_begin, p_end) of Backend::conv with w packed by pack<T> from
+// [N, kh * kw * C]; dst [Ho, Wo, N] whole, zeros: C zeros.
+template <class T>
+void conv(const ConvShape& s, const float* src, const float* zeros, const T* w, const float* bias, bool relu,
+          float* dst, int oy_begin, int oy_end, int p_begin, int p_end) {
+  const int Wo = (s.W + s.sx - 1) / s.sx;
+  for (int oy = oy_begin; oy < oy_end; ++oy)
+    for (int pb = p_begin; pb < p_end; pb += kPanelBlock) {
+      const int pe = pb + kPanelBlock < p_end ? pb + kPanelBlock : p_end;
+      float* row = dst + size_t(oy) * Wo * s.N;
+      int x = 0;
+      for (; x + kRowBlock <= Wo; x += kRowBlock)
+        conv_row_tiles<kRowBlock, tile_panels(kRowBlock)>(s, src, zeros, oy, x, w, bias, relu, row + size_t(x) * s.N, pb, pe);
+      for (; x + 4 <= Wo; x += 4) conv_row_tiles<4, tile_panels(4)>(s, src, zeros, oy, x, w, bias, relu, row + size_t(x) * s.N, pb, pe);
+      for (; x + 2 <= Wo; x += 2) conv_row_tiles<2, tile_panels(2)>(s, src, zeros, oy, x, w, bias, relu, row + size_t(x) * s.N, pb, pe);
+      for (; x < Wo; ++x) conv_row_tiles<1, tile_panels(1)>(s, src, zeros, oy, x, w, bias, relu, row + size_t(x) * s.N, pb, pe);
+    }
+}
+
 // The Kernels table's bf16 entries, which pass the panels as raw 16-bit words.
 void pack_bf16(const float* w, int N, int K, uint16_t* packed) { pack(w, N, K, reinterpret_cast<Bf16*>(packed)); }
+void conv_bf16(const ConvShape& s, const float* src, const float* zeros, const uint16_t* w, const float* bias, bool relu,
+               float* dst, int oy_begin, int oy_end, int p_begin, int p_end) {
+  conv(s, src, zeros, reinterpret_cast<const Bf16*>(w), bias, relu, dst, oy_begin, oy_end, p_begin, p_end);
+}
 void gemm_bf16(const float* x, int M, int K, const uint16_t* w, const float* bias, float* y, int N, int p_begin,
                int p_end) {
   gemm(x, M, K, reinterpret_cast<const Bf16*>(w), bias, y, N, p_begin, p_end);
