@@ -463,3 +463,28 @@ TEST(cpu_kernels_are_forced_by_name_and_refused_where_the_cpu_lacks_them) {
   if (before) setenv("SACCADE_CPU_KERNELS", saved.c_str(), 1);
   else unsetenv("SACCADE_CPU_KERNELS");
 }
+
+// The CPU's convolution reads its windows in place; the Backend's own writes them out with im2col and runs
+// linear(). Both must give the same numbers, bit for bit, for every weight format the CPU keeps Linear weights
+// in (fp32, and fp16 or bf16 where every weight is such a number), strides 1 and 2, odd map sizes whose windows
+// hang over every edge, and a relu or none.
+TEST(convolution_in_place_equals_im2col_and_linear) {
+  auto be = create_backend({"cpu", 2});
+  for (int format = 0; format < 3; ++format)
+    for (int s : {1, 2})
+      for (int k : {1, 3})
+        for (bool relu : {false, true}) {
+          const int H = 7, W = 13, C = 5, N = 37;
+          auto x = randv(size_t(H) * W * C, 21), w = randv(size_t(N) * k * k * C, 22), b = randv(size_t(N), 23);
+          if (format == 1) for (float& v : w) v = f16_to_f32(f32_to_f16(v));
+          if (format == 2) for (float& v : w) v = bf16_to_f32(f32_to_bf16_bits(v));
+          const Weight wt = be->upload_weight(w, N, k * k * C, WeightUse::Linear);
+          const int Ho = (H + s - 1) / s, Wo = (W + s - 1) / s;
+          Buffer src(be.get(), x.size()), got(be.get(), size_t(Ho) * Wo * N), want(be.get(), size_t(Ho) * Wo * N);
+          be->upload(src.data(), x.data(), x.size());
+          be->conv(src.data(), H, W, C, k, k, s, s, wt, b.data(), relu, got.data());
+          be->Backend::conv(src.data(), H, W, C, k, k, s, s, wt, b.data(), relu, want.data());
+          CHECK_MSG(std::equal(got.data(), got.data() + got.size(), want.data()),
+                    "format " << format << " stride " << s << " kernel " << k << " relu " << relu);
+        }
+}
