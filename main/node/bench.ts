@@ -232,9 +232,10 @@ async function pagesOnly(args: Args, dataRoot: string): Promise<void> {
   const addon = loadAddon();
   const engines = new ReaderEngines(addon, args.model);
   const model = await engines.first();
+  const cpuKernels = model.info().cpuKernels;  // asked before the engines close: a closed model answers nothing
   const pages = await pageSection(model, await engines.forPages(args.pages), dataRoot, args.pages, PRUNING_KEEP_RATIO, (line) => console.log(line));
   await engines.close();
-  const text = JSON.stringify({ cpu_kernels: model.info().cpuKernels, pages }, null, 2);
+  const text = JSON.stringify({ cpu_kernels: cpuKernels, pages }, null, 2);
   if (args.json) writeFileSync(args.json, text + '\n');
   else console.log(text);
 }

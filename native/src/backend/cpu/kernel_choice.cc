@@ -118,6 +118,12 @@ std::vector<const Kernels*> reduced_avx512(const CpuFeatures& f) {
   return sets;
 }
 
+// A set's fp32 products: the set itself, or the set its reduced products were added to.
+const Kernels& fp32_of(const Kernels& k) {
+  if (!k.gemm_q8 && !k.gemm_bf16_pairs) return k;
+  return std::string(k.isa).rfind("avx512", 0) == 0 ? kernels_avx512() : kernels_avx2();
+}
+
 }  // namespace
 
 std::vector<const Kernels*> runnable_kernels() {
@@ -133,12 +139,6 @@ std::vector<const Kernels*> runnable_kernels() {
     for (const Kernels* k : reduced_avx512(f)) sets.push_back(k);
   }
   return sets;
-}
-
-// A set's fp32 products: the set itself, or the set its reduced products were added to.
-const Kernels& fp32_of(const Kernels& k) {
-  if (!k.gemm_q8 && !k.gemm_bf16_pairs) return k;
-  return std::string(k.isa).rfind("avx512", 0) == 0 ? kernels_avx512() : kernels_avx2();
 }
 
 const Kernels& best_kernels(bool reduced) {

@@ -5,22 +5,15 @@
 //   in that lane, exactly (VPDPBUSD); to_float(I) -> Vec::R; store_bytes(uint8_t*, Vec::R): L integral
 //   values in [0, 255] as bytes.
 // One arithmetic for every instruction set and tile: a group's sum of products is an exact integer, and the
-// groups' scaled sums are added in group order with one FMA each, so an output is the same number on AVX2,
-// AVX-VNNI and AVX-512 VNNI, whatever M and the threads.
+// groups' scaled sums are added in group order with one FMA each, so an output is the same number on AVX-VNNI
+// and AVX-512 VNNI, whatever M and the threads.
 
-// A group's step: its largest magnitude over `levels`. Eight running maxima, which the compiler keeps in one
-// vector register (a maximum does not depend on the order it is taken in).
+// A group's step: its largest magnitude over `levels`, for groups of any length (a row's last, the weights at
+// load); group_step below takes whole groups of activations a vector at a time (a maximum is the same in any
+// order).
 inline float q8_step(const float* v, int n, float levels) {
-  float lanes[8] = {};
-  int i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) {
-      const float a = std::fabs(v[i + j]);
-      lanes[j] = a > lanes[j] ? a : lanes[j];
-    }
-  for (; i < n; ++i) lanes[0] = std::max(lanes[0], std::fabs(v[i]));
   float amax = 0.0f;
-  for (float a : lanes) amax = std::max(amax, a);
+  for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(v[i]));
   return amax / levels;
 }
 
@@ -57,9 +50,9 @@ inline void quantize_group(const float* x, float inverse, uint8_t* dst) {
 
 // x[M, K] -> rows of groups * kQ8Group bytes, each x / step in [-127, 127] plus 128 (the instruction takes
 // activations as unsigned bytes; 128 past K), and the groups' steps [M][groups] (the group's largest
-// magnitude / 127). A group of its own for every kQ8Group channels:
-// the encoder's activations have a few channels many times larger than the rest, which one step per row
-// would let swamp them (docs/decisions/0044 measured a row's one step moving the golden line).
+// magnitude / 127). A step for every kQ8Group channels: the encoder's activations have a few channels many
+// times larger than the rest, which one step per row would let swamp them (docs/decisions/0044 measured a
+// row's one step moving the golden line).
 void quantize_q8(const float* x, int M, int K, uint8_t* q, float* steps) {
   const int groups = (K + kQ8Group - 1) / kQ8Group;
   for (int m = 0; m < M; ++m) {
