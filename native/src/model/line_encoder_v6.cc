@@ -10,7 +10,8 @@ namespace saccade {
 
 namespace {
 
-// A k x k convolution (zero padding k / 2), its bias and a relu: src [H, W, C_in] -> [ceil(H / s), ceil(W / s), w.rows].
+// A k x k convolution (zero padding k / 2), its bias and a relu:
+// src [H, W, C_in] -> [ceil(H / s), ceil(W / s), w.rows].
 Buffer conv_relu(Backend& be, const float* src, int* H, int* W, int C, int k, int s, const Weight& w,
                  const Buffer& bias) {
   const int Ho = (*H + s - 1) / s, Wo = (*W + s - 1) / s;
