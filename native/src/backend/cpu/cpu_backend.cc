@@ -73,8 +73,8 @@ class CpuBackend final : public Backend {
     w.cols = cols;
     if (use == WeightUse::Reduced && k_.gemm_q8) {
       w.format = WeightFormat::Q8Groups;
-      const size_t columns = size_t(panels) * P, groups = (cols + kQ8Group - 1) / kQ8Group;
-      w.w = Buffer(this, columns * groups * (kQ8Group / 4 + 2));  // the bytes, then the steps, then the offsets
+      const size_t groups = (cols + kQ8Group - 1) / kQ8Group;
+      w.w = Buffer(this, q8_group_columns(w) * (kQ8Group / 4 + 2));  // the bytes, then the steps, then the offsets
       const Q8Panels q = q8_panels(w);
       pool_.parallel_for(panels, chunk_grain(panels, int64_t(P) * cols), [&](int pb, int pe) {
         const int n0 = pb * P, n1 = std::min(rows, pe * P);
@@ -117,12 +117,14 @@ class CpuBackend final : public Backend {
     float* steps;
     int32_t* offsets;
   };
+  // Its panels' columns times its groups: the count of steps (and of offsets) it holds.
+  size_t q8_group_columns(const Weight& w) const {
+    return size_t((w.rows + k_.panel - 1) / k_.panel) * k_.panel * ((w.cols + kQ8Group - 1) / kQ8Group);
+  }
   Q8Panels q8_panels(const Weight& w) const {
-    const size_t columns = size_t((w.rows + k_.panel - 1) / k_.panel) * k_.panel;
-    const size_t groups = (w.cols + kQ8Group - 1) / kQ8Group;
+    const size_t n = q8_group_columns(w);
     float* base = w.w.data();
-    return {reinterpret_cast<int8_t*>(base), base + columns * groups * kQ8Group / 4,
-            reinterpret_cast<int32_t*>(base + columns * groups * (kQ8Group / 4 + 1))};
+    return {reinterpret_cast<int8_t*>(base), base + n * kQ8Group / 4, reinterpret_cast<int32_t*>(base + n * (kQ8Group / 4 + 1))};
   }
 
   void embed(const int* ids, int n, const Weight& table, float* out) override {

@@ -118,10 +118,12 @@ std::vector<const Kernels*> reduced_avx512(const CpuFeatures& f) {
   return sets;
 }
 
-// A set's fp32 products: the set itself, or the set its reduced products were added to.
-const Kernels& fp32_of(const Kernels& k) {
-  if (!k.gemm_q8 && !k.gemm_bf16_pairs) return k;
-  return std::string(k.isa).rfind("avx512", 0) == 0 ? kernels_avx512() : kernels_avx2();
+// A set's fp32 products: the set its reduced products were added to, or the set itself.
+const Kernels& fp32_of(const Kernels& k, const CpuFeatures& f) {
+  const auto added = [&](const std::vector<const Kernels*>& sets) { return std::count(sets.begin(), sets.end(), &k) > 0; };
+  if (added(reduced_avx512(f))) return kernels_avx512();
+  if (added(reduced_avx2(f))) return kernels_avx2();
+  return k;
 }
 
 }  // namespace
@@ -146,7 +148,7 @@ const Kernels& best_kernels(bool reduced) {
   if (const char* named = std::getenv("SACCADE_CPU_KERNELS"); named && *named) {
     std::string names;
     for (const Kernels* k : runnable_kernels()) {
-      if (k->isa == std::string(named)) return reduced ? *k : fp32_of(*k);
+      if (k->isa == std::string(named)) return reduced ? *k : fp32_of(*k, f);
       names += std::string(names.empty() ? "" : ", ") + k->isa;
     }
     throw EngineError("SACCADE_CPU_KERNELS=" + std::string(named) + ": this CPU runs " + names);

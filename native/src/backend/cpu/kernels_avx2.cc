@@ -90,14 +90,7 @@ const Kernels& kernels_avx2() {
 }
 
 const Kernels& kernels_avx2_vnni() {
-  static const Kernels k = [] {
-    Kernels a = kernels_avx2();
-    a.isa = "avx2-vnni";
-    a.quantize_q8 = vnni::quantize_q8;
-    a.pack_q8 = vnni::pack_q8;
-    a.gemm_q8 = vnni::gemm_q8;
-    return a;
-  }();
+  static const Kernels k = vnni::with_byte_products(kernels_avx2(), "avx2-vnni");
   return k;
 }
 }  // namespace saccade::cpu

@@ -199,14 +199,7 @@ const Kernels& kernels_avx512_bf16() {
 }
 
 const Kernels& kernels_avx512_vnni() {
-  static const Kernels k = [] {
-    Kernels a = kernels_avx512();
-    a.isa = "avx512-vnni";
-    a.quantize_q8 = vnni::quantize_q8;
-    a.pack_q8 = vnni::pack_q8;
-    a.gemm_q8 = vnni::gemm_q8;
-    return a;
-  }();
+  static const Kernels k = vnni::with_byte_products(kernels_avx512(), "avx512-vnni");
   return k;
 }
 }  // namespace saccade::cpu

@@ -181,3 +181,13 @@ void gemm_q8(const uint8_t* x, const float* xs, int M, int groups, const int8_t*
                                          y + size_t(m) * N, N, pb, pe);
   }
 }
+
+// `base` with these byte products added, named `isa`.
+Kernels with_byte_products(const Kernels& base, const char* isa) {
+  Kernels k = base;
+  k.isa = isa;
+  k.quantize_q8 = quantize_q8;
+  k.pack_q8 = pack_q8;
+  k.gemm_q8 = gemm_q8;
+  return k;
+}
