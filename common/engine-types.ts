@@ -157,8 +157,15 @@ export interface TokenEvent {
   source: TokenSource;
   /** Draft probability of this token (NaN-free: -1 where there was no draft). */
   draftConf: number;
-  /** Verifier/AR probability of this token. */
+  /** Verifier/AR probability of this token (with a reading prior, the joint choice's). */
   arProb: number;
+  /**
+   * The two readers' separate votes for this token where a reading prior chose it (a line read by the line
+   * model): the decoder's own probability, and the line encoder's CTC probability of it after the tokens before
+   * it. -1 where there was no such choice (a region read whole, a line the encoder wrote).
+   */
+  decoderProb: number;
+  readProb: number;
   fixation: Fixation | null;
 }
 

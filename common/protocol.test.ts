@@ -35,13 +35,14 @@ test('a switch to the embedded model or to a folder path passes validation', () 
 });
 
 test('a searchable PDF export carries a bounded text and only the decode events that place words', () => {
-  const token = { type: 'token', regionId: 'p0-r0', index: 0, id: 5, text: 'Hi', round: 0, source: 'ar', draftConf: -1, arProb: 0.9, fixation: null };
+  const token = { type: 'token', regionId: 'p0-r0', index: 0, id: 5, text: 'Hi', round: 0, source: 'ar', draftConf: -1, arProb: 0.9, decoderProb: 0.95, readProb: 0.8, fixation: null };
   const ask = (params: unknown) => checkRequest({ kind: 'request', id: 1, name: 'exportSearchablePdf', params });
   assert.equal(ask({ docId: 'd1', text: '# Hi', events: [token] }).ok, true);
   const refused: Array<[unknown, RegExp]> = [
     [{ docId: 'd1', text: 7, events: [] }, /text/],
     [{ docId: 'd1', text: '', events: {} }, /events/],
     [{ docId: 'd1', text: '', events: [{ ...token, text: 3 }] }, /token needs/],
+    [{ docId: 'd1', text: '', events: [{ ...token, readProb: 'sure' }] }, /token needs/],
     [{ docId: 'd1', text: '', events: [{ type: 'progress', docId: 'd1', regionsDone: 0, regionsTotal: 1 }] }, /not for an export/],
     [{ text: '', events: [] }, /docId/],
   ];

@@ -381,8 +381,9 @@ export function checkSessionEvent(e: unknown): string | null {
       if (e.drafter !== 'diffusion' && e.drafter !== 'mtp') return 'round.drafter must be diffusion or mtp';
       return null;
     case 'token':
-      if (!str('regionId') || !num('index') || !num('id') || !str('text') || !num('round') || !str('source')) {
-        return 'token needs regionId, index, id, text, round and source';
+      if (!str('regionId') || !num('index') || !num('id') || !str('text') || !num('round') || !str('source')
+        || !num('arProb') || !num('decoderProb') || !num('readProb')) {
+        return 'token needs regionId, index, id, text, round, source, arProb, decoderProb and readProb';
       }
       if (e.fixation !== null && !(isObject(e.fixation) && Array.isArray(e.fixation.indices)
         && Array.isArray(e.fixation.weights) && e.fixation.indices.length === e.fixation.weights.length)) {

@@ -100,6 +100,8 @@ Napi::Object event_to_js(Napi::Env env, const Event& e) {
       o.Set("source", token_source_name(e.source));
       o.Set("draftConf", double(e.token_draft_conf));
       o.Set("arProb", double(e.ar_prob));
+      o.Set("readProb", double(e.read_prob));
+      o.Set("decoderProb", double(e.decoder_prob));
       if (e.has_fixation) {
         Napi::Object f = Napi::Object::New(env);
         f.Set("indices", ints(env, e.fixation.indices));

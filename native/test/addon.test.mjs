@@ -217,6 +217,15 @@ test('decodes golden regions to the reference greedy tokens', { skip: goldenInde
   for (const r of result.regions) assert.deepEqual(r.tokens, goldenIndex.regions[r.regionId].greedy_ar_ids, r.regionId);
   const ends = events.filter((e) => e.type === 'region_end');
   assert.deepEqual(ends.map((e) => e.text), result.regions.map((r) => r.text));
+  // Each token carries the two readers' votes (the decoder's own probability, the line encoder's CTC one) where
+  // the reading prior chose it, and they are the same numbers whichever mode wrote it.
+  const votes = (evs) => evs.filter((e) => e.type === 'token').map((t) => [t.regionId, t.index, t.decoderProb, t.readProb]);
+  const spec = votes(events);
+  assert.ok(spec.filter(([id]) => id === 'text').every(([, , d, r]) => d > 0 && d <= 1 && r >= 0 && r <= 1), 'a text line has both votes');
+  assert.ok(spec.every(([, , d, r]) => (d === -1) === (r === -1)));
+  const ar = decode(model, regions, { ...options, mode: 'ar' });
+  await ar.job.promise;
+  assert.deepEqual(votes(ar.events), spec);
   if (model.info().mtpHead) {
     const mtp = await decode(model, regions, { ...options, mode: 'mtp' }).job.promise;
     for (const r of mtp.regions) assert.deepEqual(r.tokens, goldenIndex.regions[r.regionId].mtp_spec_ids, `${r.regionId} (mtp)`);

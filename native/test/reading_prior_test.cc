@@ -1,5 +1,5 @@
 // The reading prior's prefix scores against a brute-force sum over every CTC path of a short line, and its
-// joint choice where the decoder and the encoder's reading disagree.
+// joint choice, with each reader's vote, where the decoder and the encoder's reading disagree.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -103,6 +103,10 @@ TEST(reading_prior_outweighs_a_decoder_that_loses_its_place) {
     if (c == 1) of_a = joint;
   }
   CHECK_MSG(std::fabs(p - of_a / mass) < 1e-6, p << " vs " << of_a / mass);
+  // The two readers' separate votes for the token taken: the CTC ratio of a, and the decoder's softmax of a,
+  // which it gave 1 / (3 + e).
+  CHECK_MSG(std::fabs(prior.read_prob(0) - ratio[1]) < 1e-6, prior.read_prob(0) << " vs " << ratio[1]);
+  CHECK_MSG(std::fabs(prior.decoder_prob(0) - 1 / norm) < 1e-6, prior.decoder_prob(0));
   CHECK_THROWS_WITH(ReadingPrior({1, 2}, std::vector<double>(7), std::vector<double>(2), kV, kEos, 0.5),
                     "reading prior");
   CHECK_THROWS_WITH(ReadingPrior({kEos}, std::vector<double>(2), std::vector<double>(2), kV, kEos, 0.5),

@@ -54,7 +54,7 @@ function TintLegend() {
     <span className="tint-legend" title="How each token was committed">
       <i className="tok tok-ar">free</i><i className="tok tok-accepted">accepted</i><i className="tok tok-corrected">corrected</i>
       <i className="tok tok-diffusion">diffusion</i>
-      <i className="tok tok-encoder" title="A line the decoder cannot write (a script outside its vocabulary), read by the line encoder alone">encoder</i><i className="tok tok-check" title={`The model gave it a probability under ${CHECK_BELOW}: its word is one to check (F8)`}>check</i>
+      <i className="tok tok-encoder" title="A line the decoder cannot write (a script outside its vocabulary), read by the line encoder alone">encoder</i><i className="tok tok-check" title={`Its confidence is under ${CHECK_BELOW} (the decoder and the line's own reading do not both read it so): its word is one to check (F8)`}>check</i>
     </span>
   );
 }

@@ -179,7 +179,8 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
         return {
           type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source,
           draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : 0.2 + rand() * 0.3,
-          arProb: source === 'corrected' ? 0.35 + rand() * 0.3 : 0.8 + rand() * 0.2,
+          // A 32-bit float, as the engine computes it.
+          arProb: Math.fround(source === 'corrected' ? 0.35 + rand() * 0.3 : 0.8 + rand() * 0.2), decoderProb: -1, readProb: -1,
           fixation: fixationAt(grid, Math.max(0, pos.row), Math.max(0, pos.col), keep),
         };
       });
@@ -200,7 +201,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
           verify: loop, accepted: loop.length - 1, committed: loop, forwards: 1, draftMs: 0, verifyMs: 5 },
         ...loop.map((id, k): TokenEvent => ({
           type: 'token', regionId: region.id, index: pieces.length + k, id, text: vocab[id]!, round, source: 'accepted',
-          draftConf: 0.9, arProb: 0.9, fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
+          draftConf: 0.9, arProb: Math.fround(0.95), decoderProb: -1, readProb: -1, fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
         })),
       ]);
       // The retract arrives a few frames later, as it can from the engine, so the editor shows the loop

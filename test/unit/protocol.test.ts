@@ -24,7 +24,9 @@ test('every event of a protocol-following decode passes checkSessionEvent', () =
 
 test('checkSessionEvent rejects malformed events', () => {
   assert.match(checkSessionEvent({ type: 'teleport' })!, /unknown event/);
-  assert.match(checkSessionEvent({ type: 'token', regionId: 'r', index: 0, id: 5, text: 'a', round: 0, source: 'ar', fixation: { indices: [1, 2], weights: [1] } })!, /fixation/);
+  const token = { type: 'token', regionId: 'r', index: 0, id: 5, text: 'a', round: 0, source: 'ar', arProb: 0.9, decoderProb: 0.95, readProb: 0.8 };
+  assert.match(checkSessionEvent({ ...token, fixation: { indices: [1, 2], weights: [1] } })!, /fixation/);
+  assert.match(checkSessionEvent({ ...token, readProb: undefined, fixation: null })!, /readProb/);
   assert.match(checkSessionEvent({ type: 'round', regionId: 'r', round: 0, blockSize: 8, forwards: 2, draft: [], verify: [] })!, /committed/);
   assert.match(checkSessionEvent({ type: 'page_layout', docId: 'd', page: 0, regions: [{ id: 'x' }] })!, /box/);
   const end = { type: 'region_end', regionId: 'r', text: '<table></table>', stats: {} };

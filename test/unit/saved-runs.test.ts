@@ -33,7 +33,8 @@ test('a kept decode replays into the same run under the document\'s new id, heat
   for (const [id, region] of original.regions) {
     const back = replayed.regions.get(id)!;
     assert.equal(back.status, region.status);
-    assert.deepEqual(back.tokens.map((t) => [t.text, t.arProb, t.fixation?.indices]), region.tokens.map((t) => [t.text, t.arProb, t.fixation?.indices]));
+    const kept = (t: TokenEvent) => [t.text, t.arProb, t.decoderProb, t.readProb, t.fixation?.indices];
+    assert.deepEqual(back.tokens.map(kept), region.tokens.map(kept));
     assert.deepEqual(back.tokens.map((t) => t.fixation?.weights), region.tokens.map((t) => t.fixation?.weights.map(Math.fround)));
   }
   assert.ok(runs.map.get('k')!.length * 3 < JSON.stringify(events).length, 'a third of the JSON or less');
@@ -56,7 +57,8 @@ function densePages(pages: number, tokensPerPage: number): SessionEvent[] {
         out.push(round);
       }
       const token: TokenEvent = { type: 'token', regionId, index: i, id: 100 + (i % 900), text: ` w${i % 900}`, round: Math.floor(i / 4), source: 'accepted',
-        draftConf: 0.75, arProb: 0.5 + (i % 50) / 100,
+        draftConf: 0.75, arProb: Math.fround(0.5 + (i % 50) / 100), decoderProb: Math.fround(0.9 + (i % 10) / 100),
+        readProb: i % 7 === 0 ? -1 : Math.fround(0.5 + (i % 30) / 100),
         fixation: { indices: Array.from({ length: 32 }, (_, c) => (i * 7 + c) % 180), weights: Array.from({ length: 32 }, (_, c) => 1 / (c + 2)),
           frame: { box: { x0: 50, y0: 50 + line * 60, x1: 2400, y1: 100 + line * 60 }, rows: 2, cols: 90 } } };
       out.push(token);
@@ -103,10 +105,34 @@ test('a store that refuses the bytes is reported, and leaves no older decode beh
 test('a line the encoder read alone (tokens of source encoder, id -1) is kept and replays as it was', async () => {
   const runs = memoryRunStore();
   const regionId = events.flatMap((e) => (e.type === 'region_start' ? [e.regionId] : []))[0]!;
-  const encoderToken: TokenEvent = { type: 'token', regionId, index: 0, id: -1, text: '東', round: 0, source: 'encoder', draftConf: -1, arProb: 0.97,
+  const encoderToken: TokenEvent = { type: 'token', regionId, index: 0, id: -1, text: '東', round: 0, source: 'encoder', draftConf: -1, arProb: 0.97, decoderProb: -1, readProb: -1,
     fixation: { indices: [3], weights: [1] } };
   await saveRun(runs, 'k', doc.docId, [...events, encoderToken]);
   assert.deepEqual((await loadRun(runs, 'k'))!.events.at(-1), encoderToken);
+});
+
+test('a decode kept before tokens carried the readers\' votes still replays, its tokens without votes', async () => {
+  // Version 1's bytes, written out by hand: the header, then one token record (no decoderProb, readProb).
+  const bytes: number[] = [0x53, 0x52, 0x55, 0x4e, 1, 0];
+  const raw = (s: string) => bytes.push(s.length, ...new TextEncoder().encode(s));
+  const float = (v: number, size: 4 | 8) => {
+    const b = new DataView(new ArrayBuffer(size));
+    if (size === 4) b.setFloat32(0, v, true);
+    else b.setFloat64(0, v, true);
+    bytes.push(...new Uint8Array(b.buffer));
+  };
+  raw('d');
+  bytes.push(2);
+  raw('p0-r0');
+  raw('Hi');
+  bytes.push(0, 1, 1, 0, 0, 5, 1, 0, 0);  // no frames; one event: a token of region 0, index 0, id 5, text 1, round 0, source ar
+  float(-1, 4);
+  float(0.75, 8);
+  bytes.push(0);  // no fixation
+  const runs = memoryRunStore();
+  runs.map.set('k', Uint8Array.from(bytes));
+  assert.deepEqual((await loadRun(runs, 'k'))!.events, [{ type: 'token', regionId: 'p0-r0', index: 0, id: 5, text: 'Hi', round: 0, source: 'ar',
+    draftConf: -1, arProb: 0.75, decoderProb: -1, readProb: -1, fixation: null }]);
 });
 
 test('bytes altered or cut short in storage read as nothing, and events the engine could not send are not replayed', async () => {

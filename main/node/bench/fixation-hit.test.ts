@@ -20,7 +20,7 @@ test('tokens of words read right count after a misread word, each against its ow
       { text: 'ef', x0: 20, y0: 0, x1: 28, y1: 10 }],
   };
   const token = (text: string, peak: number): TokenEvent => ({ type: 'token', regionId: 'r', index: 0, id: 9, text, round: 0,
-    source: 'ar', draftConf: -1, arProb: 1, fixation: { indices: [peak], weights: [1] } });
+    source: 'ar', draftConf: -1, arProb: 1, decoderProb: -1, readProb: -1, fixation: { indices: [peak], weights: [1] } });
   // "ab" looked at cell 0 (hit), "cx" is misread (not counted), "e"+"f" looked at cells 2 (hit) and 3 (the
   // box widened by half a cell reaches x = 33; cell 3's centre is 35: a miss).
   const hits = fixationHits(region, { rows: 1, cols: 4 }, [token('ab', 0), token(' cx', 1), token(' e', 2), token('f', 3)]);

@@ -54,6 +54,9 @@ struct Event {
   std::string text;  // token text; region_end: the whole text
   TokenSource source = TokenSource::AR;
   float token_draft_conf = -1, ar_prob = 0;
+  // The line encoder's CTC probability of the token and the decoder's own, where a reading prior chose it
+  // (ReadingPrior::read_prob, decoder_prob); -1 otherwise.
+  float read_prob = -1, decoder_prob = -1;
   bool has_fixation = false;
   Fixation fixation;
   // region_end

@@ -26,6 +26,10 @@ class ReadingPrior {
   int take(const float* logits, float* prob);
   // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
   const std::vector<double>& scores();
+  // Of the i-th token take() returned: the CTC head's probability of it after the tokens before it (its score
+  // ratio), and the decoder's own softmax probability of it. The two readers' separate votes.
+  float read_prob(int i) const { return read_[size_t(i)]; }
+  float decoder_prob(int i) const { return decoder_[size_t(i)]; }
 
  private:
   int V_, eos_;
@@ -33,6 +37,7 @@ class ReadingPrior {
   CtcPrefix prefix_;               // the committed prefix's forward variables
   std::vector<double> part_;       // per live token, its score ratio
   std::vector<double> psi_, lp_;   // per token: the score ratio, the decoder's log-probability (then joint score)
+  std::vector<float> read_, decoder_;  // per token taken: its score ratio, its decoder probability
 };
 
 }  // namespace saccade

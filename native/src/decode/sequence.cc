@@ -240,6 +240,10 @@ int Sequence::commit(const std::vector<Commit>& toks, int round, EventSink& sink
     e.source = t.source;
     e.token_draft_conf = t.draft_conf;
     e.ar_prob = t.ar_prob;
+    if (prior_) {
+      e.read_prob = prior_->read_prob(e.index);
+      e.decoder_prob = prior_->decoder_prob(e.index);
+    }
     if (fix_ && t.row >= 0) e.has_fixation = fix_->row_fixation(t.row, &e.fixation);
     output_.push_back(t.id);
     if (reading_) reading_->extend(t.id);

@@ -3,7 +3,7 @@
 // and decorations move with the user's edits, so a token stays linked to its fixation wherever the text
 // around it changes. One edit per region per frame. A page's first region is preceded by the page break
 // every Markdown export uses.
-import { CHECK_BELOW } from '../../../common/confidence';
+import { CHECK_BELOW, tokenConfidence } from '../../../common/confidence';
 import { pageBreak } from '../../../common/markdown-pages';
 import type { monaco } from './monaco';
 import type { DecodeRun, TokenRef } from '../state/decode-run';
@@ -135,7 +135,7 @@ export class StreamMirror {
   }
 
   /**
-   * The words holding a token the model gave a probability under CHECK_BELOW, in the order of the text (the
+   * The words holding a token whose confidence is under CHECK_BELOW, in the order of the text (the
    * reading order, page after page), each the whole word around its tokens. A token the user typed over is
    * gone from them.
    */
@@ -146,7 +146,7 @@ export class StreamMirror {
     const text = this.model.getValue();
     for (const [id, ref] of this.tokenByDecoration) {
       const token = run.token(ref);
-      if (!token || token.arProb >= CHECK_BELOW) continue;
+      if (!token || tokenConfidence(token) >= CHECK_BELOW) continue;
       const range = this.model.getDecorationRange(id);
       if (!range || isEmpty(range)) continue;
       const word = this.wordAround(range, text);

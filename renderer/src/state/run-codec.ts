@@ -2,8 +2,10 @@
 // (nearly all of a decode) are binary records: integers as variable-length numbers, a token's text and its
 // region's id as references into one table of strings (a decode repeats a few thousand pieces), the crop a
 // heatmap refers to as a reference into a table of frames. Heatmap weights and draft probabilities, which are
-// only drawn and printed to two places, are 32-bit floats; the verifier's probability, which decides what is a
-// word to check, and the timings are 64-bit ones, as sent. The few events of other kinds (layouts, region ends,
+// only drawn and printed to two places, are 32-bit floats; so are a token's probabilities (the verifier's and
+// the two readers' votes, which decide what is a word to check), which the engine computes as 32-bit floats,
+// so they are kept exactly; the timings are 64-bit ones, as sent. Version 1, written before the votes were
+// sent, is still read: its tokens have none (-1), and their verifier's probability is a 64-bit float. The few events of other kinds (layouts, region ends,
 // progress) are JSON records, as is a token or round whose fields do not fit its record exactly.
 //
 // `heatmaps: 'peaks'` keeps of each heatmap only its strongest cell and its crop: what word boxes and the
@@ -23,12 +25,14 @@ export interface DecodedRun {
 }
 
 const MAGIC = [0x53, 0x52, 0x55, 0x4e]; // "SRUN"
-const VERSION = 1;
+const VERSION = 2;
+/** The version before tokens carried the readers' votes (decoderProb, readProb). */
+const VERSION_WITHOUT_VOTES = 1;
 const enum Tag { Json = 0, Token = 1, Round = 2, Retract = 3 }
 const SOURCES: readonly TokenSource[] = ['ar', 'accepted', 'corrected', 'diffusion', 'encoder'];
 const DRAFTERS: readonly RoundEvent['drafter'][] = ['diffusion', 'mtp'];
 // How many fields each record has: with every field checked by type, a count that matches means none other.
-const TOKEN_FIELDS = 10;
+const TOKEN_FIELDS = 12;
 const ROUND_FIELDS = 13;
 const RETRACT_FIELDS = 3;
 
@@ -195,7 +199,7 @@ function frameFits(f: FixationFrame): boolean {
 
 function tokenFits(e: TokenEvent): boolean {
   if (fields(e) !== TOKEN_FIELDS || !isUint(e.index) || !isUint(e.id) || !isUint(e.round) || !SOURCES.includes(e.source)
-    || typeof e.text !== 'string' || typeof e.regionId !== 'string' || !isNumber(e.draftConf) || !isNumber(e.arProb)) return false;
+    || typeof e.text !== 'string' || typeof e.regionId !== 'string' || !isNumber(e.draftConf) || !isNumber(e.arProb) || !isNumber(e.decoderProb) || !isNumber(e.readProb)) return false;
   const f = e.fixation;
   return f === null || (fields(f) === (f.frame === undefined ? 2 : 3) && Array.isArray(f.indices) && Array.isArray(f.weights)
     && f.indices.length === f.weights.length && f.indices.every(isUint) && f.weights.every(isNumber)
@@ -229,7 +233,9 @@ export function encodeRun(docId: string, events: readonly SessionEvent[], heatma
         body.uint(e.round);
         body.u8(SOURCES.indexOf(e.source));
         body.f32(e.draftConf);
-        body.f64(e.arProb);
+        body.f32(e.arProb);
+        body.f32(e.decoderProb);
+        body.f32(e.readProb);
         const f = e.fixation;
         // 0: no fixation; else 1 + the cells kept, then the frame's place + 1 (0: none).
         if (f === null) {
@@ -294,7 +300,10 @@ export function encodeRun(docId: string, events: readonly SessionEvent[], heatma
 export function decodeRun(bytes: Uint8Array): DecodedRun | null {
   try {
     const r = new Reader(bytes);
-    if (MAGIC.some((b) => r.u8() !== b) || r.u8() !== VERSION) return null;
+    if (MAGIC.some((b) => r.u8() !== b)) return null;
+    const version = r.u8();
+    if (version !== VERSION && version !== VERSION_WITHOUT_VOTES) return null;
+    const votes = version === VERSION;
     const heatmaps: HeatmapKeeping = r.u8() === 1 ? 'whole' : 'peaks';
     const docId = fromUtf8.decode(r.raw());
     const strings = Array.from({ length: r.count(1) }, () => fromUtf8.decode(r.raw()));
@@ -322,7 +331,9 @@ export function decodeRun(bytes: Uint8Array): DecodedRun | null {
         const source = SOURCES[r.u8()];
         if (!source) throw new Error('no such source');
         const draftConf = r.f32();
-        const arProb = r.f64();
+        const arProb = votes ? r.f32() : r.f64();
+        const decoderProb = votes ? r.f32() : -1;
+        const readProb = votes ? r.f32() : -1;
         const cells = r.uint();
         let fixation: TokenEvent['fixation'] = null;
         if (cells > 0) {
@@ -337,7 +348,7 @@ export function decodeRun(bytes: Uint8Array): DecodedRun | null {
           if (place > 0 && !frame) throw new Error('no such frame');
           fixation = frame ? { indices, weights, frame } : { indices, weights };
         }
-        return { type: 'token', regionId, index, id, text, round, source, draftConf, arProb, fixation };
+        return { type: 'token', regionId, index, id, text, round, source, draftConf, arProb, decoderProb, readProb, fixation };
       }
       if (tag === Tag.Round) {
         const regionId = str();
@@ -356,7 +367,10 @@ export function decodeRun(bytes: Uint8Array): DecodedRun | null {
         return { type: 'round', regionId, round, blockSize, drafter, draft, draftConf, verify, accepted, committed, forwards, draftMs, verifyMs };
       }
       if (tag === Tag.Retract) return { type: 'retract', regionId: str(), index: r.uint() };
-      if (tag === Tag.Json) return JSON.parse(fromUtf8.decode(r.raw())) as SessionEvent;
+      if (tag === Tag.Json) {
+        const e = JSON.parse(fromUtf8.decode(r.raw())) as SessionEvent;
+        return e.type === 'token' && !votes ? { ...e, decoderProb: -1, readProb: -1 } : e;
+      }
       throw new Error('no such record');
     });
     return r.left === 0 ? { docId, events, heatmaps } : null;

@@ -258,7 +258,7 @@ export function withCheckBoxes(crops: readonly PageCrop[], confirmed: readonly C
 export function markEvents(cropId: string, mark: CheckMark): EngineEvent[] {
   return [
     { type: 'region_start', regionId: cropId, kind: 'text', grid: { rows: 1, cols: 1 }, imageTokens: 0 },
-    { type: 'token', regionId: cropId, index: 0, id: -1, text: mark, round: 0, source: 'ar', draftConf: -1, arProb: 1, fixation: { indices: [0], weights: [1] } },
+    { type: 'token', regionId: cropId, index: 0, id: -1, text: mark, round: 0, source: 'ar', draftConf: -1, arProb: 1, decoderProb: -1, readProb: -1, fixation: { indices: [0], weights: [1] } },
     { type: 'region_end', regionId: cropId, text: mark, stats: emptyStats() },
   ];
 }

@@ -31,8 +31,8 @@ function fakeModel(seen: RegionInput[][], prob: (viewId: string) => number = () 
           const text = r.kind === 'table' ? '<table><tr><td>t</td></tr></table>' : `w${r.id.replace(/\W/g, '')}`;
           const events: EngineEvent[] = [
             { type: 'region_start', regionId: r.id, kind: r.kind, grid: { rows: 1, cols: 2 }, imageTokens: 2 },
-            { type: 'token', regionId: r.id, index: 0, id: 10, text: text.slice(0, 2), round: 0, source: 'ar', draftConf: -1, arProb: prob(r.id), fixation: null },
-            { type: 'token', regionId: r.id, index: 1, id: 11, text: text.slice(2), round: 0, source: 'ar', draftConf: -1, arProb: prob(r.id), fixation: null },
+            { type: 'token', regionId: r.id, index: 0, id: 10, text: text.slice(0, 2), round: 0, source: 'ar', draftConf: -1, arProb: prob(r.id), decoderProb: -1, readProb: -1, fixation: null },
+            { type: 'token', regionId: r.id, index: 1, id: 11, text: text.slice(2), round: 0, source: 'ar', draftConf: -1, arProb: prob(r.id), decoderProb: -1, readProb: -1, fixation: null },
             { type: 'region_end', regionId: r.id, text, stats },
           ];
           onEvents(events);

@@ -7,7 +7,7 @@ import { tableMarkup } from '../write/table-markup';
 const stats = { tokens: 1, forwards: 1, rounds: 0, encodeMs: 0, prefillMs: 0, decodeMs: 0, decodeShareMs: 0, attentionMs: 0, visualTokenFraction: 1, retractedTokens: 0, committed: 1, arEstimateMs: 0 };
 
 function token(regionId: string, text: string): TokenEvent {
-  return { type: 'token', regionId, index: 0, id: 70, text, round: 0, source: 'ar', draftConf: -1, arProb: 0.9,
+  return { type: 'token', regionId, index: 0, id: 70, text, round: 0, source: 'ar', draftConf: -1, arProb: 0.9, decoderProb: -1, readProb: -1,
     fixation: { indices: [1], weights: [1] } };
 }
 

@@ -10,7 +10,7 @@ function stats(forwards: number, tokens: number): RegionStats {
 
 function tokens(regionId: string, text: string, probs: number[]): TokenEvent[] {
   return probs.map((arProb, index) => ({ type: 'token', regionId, index, id: 40 + index, text: text[index]!, round: index,
-    source: 'ar', draftConf: -1, arProb, fixation: null }));
+    source: 'ar', draftConf: -1, arProb, decoderProb: -1, readProb: -1, fixation: null }));
 }
 
 function reading(regionId: string, text: string, probs: number[], forwards: number): EngineEvent[] {

@@ -5,7 +5,7 @@ import type { Box } from '../../../../common/protocol';
 import { regionWords } from './word-boxes';
 
 function token(text: string, arProb: number, peak: number | null, frame?: FixationFrame): TokenEvent {
-  return { type: 'token', regionId: 'r', index: 0, id: 5, text, round: 0, source: 'ar', draftConf: -1, arProb,
+  return { type: 'token', regionId: 'r', index: 0, id: 5, text, round: 0, source: 'ar', draftConf: -1, arProb, decoderProb: -1, readProb: -1,
     fixation: peak === null ? null : { indices: [peak, 0], weights: [0.9, 0.1], ...(frame ? { frame } : {}) } };
 }
 
@@ -25,6 +25,16 @@ test('words of line crops take their line\'s height and the span of their tokens
   assert.equal(lines[0]!.words[1]!.confidence, 0.5, 'a word is as sure as its least sure token');
   assert.deepEqual(lines[0]!.box, { x0: 110, y0: 50, x1: 160, y1: 70 });
   assert.deepEqual(lines[1]!.words.map((w) => [w.text, w.box, w.confidence]), [['42', { x0: 190, y0: 80, x1: 200, y1: 100 }, 0.6]]);
+});
+
+test('where both readers read a line, a word is as sure as the chance that both read each of its tokens so', () => {
+  const line: FixationFrame = { box: { x0: 100, y0: 50, x1: 200, y1: 70 }, rows: 1, cols: 10 };
+  const voted = (text: string, decoderProb: number, readProb: number, peak: number): TokenEvent => ({ ...token(text, 0.97, peak, line), decoderProb, readProb });
+  // "cat": the joint choice kept every token at 0.97, but the encoder's CTC head read "o" where the decoder wrote
+  // "a" (0.4): 0.98 x 0.4. "sat": both readers sure of every token, its least 0.99 x 0.95.
+  const [words] = regionWords(line.box, null, [voted('c', 0.99, 0.99, 1), voted('a', 0.98, 0.4, 2), voted('t', 0.99, 0.99, 3),
+    voted(' s', 0.99, 0.95, 5), voted('at', 0.99, 0.99, 6)], false).map((l) => l.words);
+  assert.deepEqual(words!.map((w) => [w.text, Math.round(w.confidence * 10000) / 10000]), [['cat', 0.392], ['sat', 0.9405]]);
 });
 
 test('a line of a page turned upside down or a quarter places its words along its own direction', () => {

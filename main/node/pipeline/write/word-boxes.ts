@@ -1,13 +1,14 @@
 // Where each word sits on the page, and how sure the model was of it, from what the engine streamed: every
 // token's fixation peak is the image cell the model looked at while writing it (the benchmark's heatmap hit
-// rate measures how often that is the cell of the word being written), and its verifier probability is its
-// confidence; a word's is its least sure token's. A word's box spans the cells of its tokens' peaks, widened by half a cell and kept inside its
-// line; a word with no fixation gets its whole line. Lines are the line crops the page was read in (a
+// rate measures how often that is the cell of the word being written), and a word is as sure as its least sure
+// token (tokenConfidence). A word's box spans the cells of its tokens' peaks, widened by half a cell and kept
+// inside its line; a word with no fixation gets its whole line. Lines are the line crops the page was read in (a
 // token's fixation frame), or, for a region read whole, its text lines split at newlines. Where the page
 // pipeline found the line's groups of ink (ink-words.ts), the words are aligned to them and take their
 // boxes: the ink has the page's resolution, the fixation an image token's.
 import type { TokenEvent } from '../../../../common/engine-types';
 import type { Box } from '../../../../common/protocol';
+import { tokenConfidence } from '../../../../common/confidence';
 import { quarterTurns, turnBox } from '../../../../common/quarter-turns';
 import { isCheckMark } from './check-marks';
 import { unescapeHtml } from './table-markup';
@@ -15,10 +16,7 @@ import { unescapeHtml } from './table-markup';
 export interface WordBox {
   text: string;
   box: Box;
-  /**
-   * The lowest verifier probability among the tokens that wrote it: a word is as sure as its least sure part
-   * (docs/decisions/0027).
-   */
+  /** The lowest confidence among the tokens that wrote it (tokenConfidence): a word is as sure as its least sure part. */
   confidence: number;
   /** 'encoder': the line encoder's own reading wrote it, not the decoder (TokenSource 'encoder'). */
   readBy?: 'encoder';
@@ -127,7 +125,7 @@ function sameBox(a: Box | undefined, b: Box | undefined): boolean {
 }
 
 function weakest(tokens: readonly TokenEvent[]): number {
-  return Math.min(...tokens.map((t) => t.arProb));
+  return Math.min(...tokens.map(tokenConfidence));
 }
 
 function wordBox(tokens: readonly TokenEvent[], line: Building, lineBox: Box): Box {
