@@ -1,10 +1,13 @@
 // Text lines from the detector's probability map (DBNet, Liao et al. 2020, as PaddleOCR post-processes it): the
-// map thresholded, each connected region's smallest rotated rectangle scored by the mean probability inside it,
-// and grown back by the "unclip" offset, since the network was trained to mark a text line's kernel shrunk by a
-// fixed ratio of its area to its perimeter. The three constants are PaddleOCR's own inference defaults for this
-// network (tools/infer/utility.py: det_db_thresh 0.3, det_db_box_thresh 0.6, det_db_unclip_ratio 1.5), not fitted
-// to any page here.
-import { corners, minAreaRect, type Point, type RotatedBox } from './rotated-box';
+// map thresholded, each connected region scored by the mean probability inside its outline, and its smallest
+// rotated rectangle grown back by the "unclip" offset, since the network was trained to mark a text line's kernel
+// shrunk by a fixed ratio of its area to its perimeter. The three constants are PaddleOCR's own inference
+// defaults for this network (tools/infer/utility.py: det_db_thresh 0.3, det_db_box_thresh 0.6,
+// det_db_unclip_ratio 1.5), not fitted to any page here. The score is PaddleOCR's "slow" mode (the region's
+// outline), not its default "fast" one (the rectangle): a line whose rectangle takes in the tips of its quote
+// marks or accents is mostly empty rows there, and on typescripts with tight line spacing such lines scored
+// under the bar and were lost whole.
+import { minAreaRect, type Point, type RotatedBox } from './rotated-box';
 
 const DB_THRESHOLD = 0.3;
 const DB_BOX_SCORE = 0.6;
@@ -20,9 +23,11 @@ export interface DetectedLine {
 }
 
 interface Region {
-  /** Per row the region touches: leftmost and rightmost pixel (exclusive), for its hull. */
+  /** Per run of the region: its two ends on the row's top and bottom edges, for its hull. */
   points: Point[];
   area: number;
+  /** Per row the region touches: its leftmost pixel and its rightmost one (exclusive), its outline on that row. */
+  rows: Map<number, [number, number]>;
 }
 
 /** 8-connected regions of `prob > threshold`, found run by run (one pass and a union-find over runs). */
@@ -71,37 +76,24 @@ function regions(prob: Float32Array, width: number, height: number, threshold: n
   for (let r = 0; r < runStart.length; r++) {
     const root = find(r);
     let reg = byRoot.get(root);
-    if (!reg) byRoot.set(root, (reg = { points: [], area: 0 }));
+    if (!reg) byRoot.set(root, (reg = { points: [], area: 0, rows: new Map() }));
     const y = runRow[r]!;
     // Pixel corners, so that a one-pixel-high run still has a height.
     reg.points.push([runStart[r]!, y], [runEnd[r]!, y], [runStart[r]!, y + 1], [runEnd[r]!, y + 1]);
     reg.area += runEnd[r]! - runStart[r]!;
+    const row = reg.rows.get(y);
+    reg.rows.set(y, row ? [Math.min(row[0], runStart[r]!), Math.max(row[1], runEnd[r]!)] : [runStart[r]!, runEnd[r]!]);
   }
   return [...byRoot.values()];
 }
 
-/** Mean of the map over the pixels whose centres lie inside the rotated rectangle. */
-function meanInside(prob: Float32Array, width: number, height: number, box: RotatedBox): number {
-  const c = corners(box);
-  const xs = c.map((p) => p[0]);
-  const ys = c.map((p) => p[1]);
-  const x0 = Math.max(0, Math.floor(Math.min(...xs)));
-  const x1 = Math.min(width - 1, Math.ceil(Math.max(...xs)));
-  const y0 = Math.max(0, Math.floor(Math.min(...ys)));
-  const y1 = Math.min(height - 1, Math.ceil(Math.max(...ys)));
-  const ux = Math.cos(box.angle);
-  const uy = Math.sin(box.angle);
+/** Mean of the map inside the region's outline, row by row (the gaps between its runs on a row included). */
+function meanInOutline(prob: Float32Array, width: number, reg: Region): number {
   let sum = 0;
   let n = 0;
-  for (let y = y0; y <= y1; y++) {
-    for (let x = x0; x <= x1; x++) {
-      const dx = x + 0.5 - box.cx;
-      const dy = y + 0.5 - box.cy;
-      if (Math.abs(dx * ux + dy * uy) <= box.width / 2 && Math.abs(-dx * uy + dy * ux) <= box.height / 2) {
-        sum += prob[y * width + x]!;
-        n++;
-      }
-    }
+  for (const [y, [x0, x1]] of reg.rows) {
+    for (let x = x0; x < x1; x++) sum += prob[y * width + x]!;
+    n += x1 - x0;
   }
   return n ? sum / n : 0;
 }
@@ -113,7 +105,7 @@ export function linesFromProbability(prob: Float32Array, width: number, height: 
     if (reg.area < MIN_SIDE * MIN_SIDE) continue;
     const box = minAreaRect(reg.points);
     if (Math.min(box.width, box.height) < MIN_SIDE) continue;
-    const score = meanInside(prob, width, height, box);
+    const score = meanInOutline(prob, width, reg);
     if (score < DB_BOX_SCORE) continue;
     // Offsetting a rectangle by d (round joins) and taking the smallest rectangle again grows each side by 2d.
     const d = (box.width * box.height * DB_UNCLIP) / (2 * (box.width + box.height));
