@@ -60,6 +60,16 @@ test('headers come first and footers last, whatever their place on the page', ()
   assert.deepEqual(blocks.map((b) => b.kind), ['header', 'text', 'footer', 'footer']);
 });
 
+test('a text region one line high where the detector found no line is read as that line; a taller one or one over a line is not', () => {
+  const body = paragraph(100, 900, 200, 4);
+  const pageNumber = region('title', { x0: 480, y0: 40, x1: 520, y1: 55 });
+  const stamp = region('text', { x0: 100, y0: 600, x1: 300, y1: 700 });
+  const overBody = region('text', { x0: 100, y0: 195, x1: 300, y1: 215 });
+  const blocks = assemblePage(body, [pageNumber, stamp, overBody]);
+  assert.deepEqual(blocks.map((b) => [b.kind, b.lines.length]), [['title', 1], ['text', 4]]);
+  assert.deepEqual(blocks[0]!.lines[0], { x0: 480, y0: 40, x1: 520, y1: 55 });
+});
+
 test('a table region becomes a grid of its lines; where it overlaps a surer figure, the figure stands', () => {
   const cells = [0, 1, 2].flatMap((r) => [0, 1].map((c) => ({ x0: 100 + 200 * c, y0: 100 + 30 * r, x1: 180 + 200 * c, y1: 120 + 30 * r })));
   const table = assemblePage(cells, [region('table', { x0: 90, y0: 90, x1: 400, y1: 190 })]);

@@ -41,6 +41,8 @@ const KIND: Record<LayoutLabel, BlockKind> = {
   text: 'text', reference: 'text', figure_caption: 'text', table_caption: 'text', title: 'title',
   figure: 'figure', table: 'table', header: 'header', footer: 'footer', equation: 'formula',
 };
+/** The kinds of region read line by line as text. */
+const TEXT_KINDS: ReadonlySet<BlockKind> = new Set(['text', 'title', 'header', 'footer']);
 /** A line belongs to a region holding at least this share of its area. */
 const INSIDE = 0.6;
 /** A line of prose, thirty or more characters, is at least this many times as long as it is high. */
@@ -112,7 +114,8 @@ function paragraphs(lines: readonly FrameLine[], gutters: Gutters): FrameLine[][
 
 /** The page's blocks in reading order, from the detected lines and regions (all in the upright frame). */
 export function assemblePage(lines: readonly FrameLine[], regions: readonly LayoutRegionGuess[]): LayoutBlock[] {
-  const gutters = Gutters.ofProse(lines, Math.max(1, median(lines.map(boxHeight))));
+  const lineHeight = Math.max(1, median(lines.map(boxHeight)));
+  const gutters = Gutters.ofProse(lines, lineHeight);
   const kept = distinctRegions(regions);
   const members = new Map<LayoutRegionGuess, FrameLine[]>(kept.map((r) => [r, []]));
   const free: FrameLine[] = [];
@@ -129,7 +132,14 @@ export function assemblePage(lines: readonly FrameLine[], regions: readonly Layo
   const inside = new Map<LayoutBlock, LayoutBlock[]>();
   for (const [region, own] of members) {
     const kind = KIND[region.label];
-    // A text region the detector found with no line in it is nothing to read; a figure is kept all the same.
+    // A text region one line high where the detector found no line at all (a page number set apart, in spaced
+    // or faint type) is read as that line: the layout model saw text there, and a reading it cannot stand by is
+    // dropped as unsure, where the user sees it. A taller one, or one over a line found, is nothing to read; a
+    // figure is kept all the same.
+    if (own.length === 0 && TEXT_KINDS.has(kind) && boxHeight(region.box) < 2 * lineHeight && !lines.some((l) => intersectionArea(l, region.box) > 0)) {
+      blocks.push({ kind, box: region.box, lines: [{ ...region.box }], order: null });
+      continue;
+    }
     if (own.length === 0 && kind !== 'figure' && kind !== 'formula') continue;
     const grid = kind === 'table' ? tableGrid(own) : null;
     // Prose the detector took for a table (a newspaper's columns) is read as prose.
