@@ -1,16 +1,21 @@
 // Reviewing a decoded document in Chromium, against a replayed decode of three pages (constructed events
 // that follow the engine contract), served by the real server: F8 and Shift+F8 walk the words to check in
-// reading order across pages, showing each on its page with its heatmap; a round clicked in the timeline
+// reading order across pages, showing each on its page with its heatmap; a word that only the two readers'
+// votes flag (the decoder sure, the line's own reading not) is underlined with both votes and F8 stops on it
+// (the counter names the word it went to); a round clicked in the timeline
 // stays picked and shows what it wrote in the editor and on the page; choosing a page brings its text into
 // view; the export separates the pages; the statistics say how the speed against AR was obtained and what
 // fixation did; and Escape closes the settings and the model picker without cancelling anything.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { CHECK_BELOW } from '../../common/confidence';
+import type { TokenEvent } from '../../common/engine-types';
+import type { SessionEvent } from '../../common/protocol';
 import { exportAndDraft, openAppInBrowser, type AppInBrowser } from '../support/app-in-browser';
 import { replayScript, type ReplayData } from '../support/replay-transport';
 import { renderSamplePage } from '../support/sample-page';
-import { buildSyntheticDecode } from '../support/synthetic-decode';
+import { buildSyntheticDecode, DISPUTED_READ } from '../support/synthetic-decode';
 
 let session: AppInBrowser | undefined;
 let data: ReplayData;
@@ -71,6 +76,59 @@ test('F8 and Shift+F8 walk the words to check across pages, each shown on its pa
   // The toolbar's arrows do the same.
   await page.getByLabel('Previous word to check').click();
   await counter.filter({ hasText: `${count - 1} of ${count} to check` }).waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The first word of the replay holding a disputed token whose every token the decoder alone would call sure. */
+function votedOnlyWord(events: readonly SessionEvent[]): { disputed: TokenEvent; word: string } {
+  const tokens = events.filter((e): e is TokenEvent => e.type === 'token');
+  for (const disputed of tokens.filter((t) => t.readProb === DISPUTED_READ)) {
+    const own = tokens.filter((t) => t.regionId === disputed.regionId).sort((a, b) => a.index - b.index);
+    const text = own.map((t) => t.text).join('');
+    const at = own.slice(0, disputed.index).reduce((n, t) => n + t.text.length, 0) + disputed.text.length - disputed.text.trimStart().length;
+    const start = text.slice(0, at).search(/\S*$/);
+    const end = at + text.slice(at).search(/\s|$/);
+    let offset = 0;
+    const inWord = own.filter((t) => {
+      const [a, b] = [offset, (offset += t.text.length)];
+      return b > start && a < end && t.text.trim() !== '';
+    });
+    if (inWord.every((t) => t.arProb >= CHECK_BELOW)) return { disputed, word: text.slice(start, end) };
+  }
+  throw new Error('the replay has no word that only the votes flag');
+}
+
+test('a word the decoder is sure of but its line\'s own reading disputes is underlined with both votes, and F8 stops on it', async () => {
+  const { page, errors } = await decodedDocument();
+  // The replay's first word the votes alone flag: every token of it the decoder is sure of, one of them
+  // disputed by the line encoder's CTC head (0.30; synthetic-decode.ts).
+  const { disputed, word } = votedOnlyWord(data.decode.batches.flat());
+  const underlined = page.locator('.view-lines .tok-check', { hasText: disputed.text.trim() });
+  await underlined.first().waitFor({ timeout: 5_000 });
+  // Monaco keeps one hover widget and changes its text: each underlined piece is hovered in turn until it says 0.30.
+  const hoverSays = (text: string) => page.waitForFunction((t) => [...document.querySelectorAll('.monaco-hover')].some((h) => (h as HTMLElement).innerText.includes(t)), text, { timeout: 2_000 })
+    .then(() => true, () => false);
+  let found = false;
+  for (let i = 0; i < (await underlined.count()) && !found; i++) {
+    await page.mouse.move(0, 0);
+    await underlined.nth(i).hover();
+    found = await hoverSays("the line's own reading 0.30");
+  }
+  const hover = await page.locator('.monaco-hover').filter({ hasText: 'own reading 0.30' }).first().innerText();
+  assert.match(hover, new RegExp(`the decoder gave it a probability of ${disputed.decoderProb.toFixed(2)}, the line's own reading 0\\.30`));
+  // F8 from the top stops on its word among the words to check of page 1.
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+Home');
+  const counter = page.getByTestId('to-check');
+  const count = Number(await counter.getAttribute('data-count'));
+  const selected: string[] = [];
+  for (let i = 1; i <= count && !selected.includes(word); i++) {
+    await page.keyboard.press('F8');
+    await counter.filter({ hasText: `${i} of ${count} to check` }).waitFor();
+    selected.push((await page.getByTestId('to-check-at').getAttribute('data-word')) ?? '');
+  }
+  assert.ok(selected.includes(word), `F8 stopped on ${JSON.stringify(selected)}, not on ${word}`);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -5,6 +5,7 @@
 // the table ends with closing tags that only its region_end carries, as a table read by cells does; the last
 // region has a line whose reading was too unsure to keep, reported before the region ends as the pipeline does.
 // Unit tests of the stores use it, and the renderer test replays it where the real engine is not built.
+import { CHECK_BELOW } from '../../common/confidence';
 import type { EngineEvent, RegionKind, RegionStats, TokenEvent, TokenSource } from '../../common/engine-types';
 import type { Box, DocumentInfo, LayoutRegion, SessionEvent } from '../../common/protocol';
 import { seededRandom } from './seeded-random';
@@ -92,6 +93,22 @@ function fixationAt(grid: { rows: number; cols: number }, row: number, col: numb
  * `pages` repeats the sample page (region ids p1-r0, p2-r0, ...), each page laid out and decoded in turn, as
  * the session does a PDF's; `dense` packs its text regions with their lines repeated.
  */
+/** Every DISPUTED_EVERY-th token of a text line that the decoder is sure of is one its line's own reading disputes. */
+const DISPUTED_EVERY = 37;
+/** The line encoder's CTC probability of a disputed token. */
+export const DISPUTED_READ = Math.fround(0.3);
+
+/**
+ * The two readers' votes on a token. Text lines are read by the line model: the decoder's vote is the verifier's
+ * probability and the line's own reading agrees (1), except on a few word tokens the decoder is sure of, which the
+ * reading disputes: those are words to check that only the votes flag. Other regions carry no votes.
+ */
+function votes(kind: string, index: number, text: string, arProb: number): Pick<TokenEvent, 'decoderProb' | 'readProb'> {
+  if (kind !== 'text') return { decoderProb: -1, readProb: -1 };
+  const disputed = index % DISPUTED_EVERY === 5 && /\w/.test(text) && arProb >= CHECK_BELOW;
+  return { decoderProb: arProb, readProb: disputed ? DISPUTED_READ : 1 };
+}
+
 export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number; dense?: number } = {}): SyntheticDecode {
   const docId = options.docId ?? 'synthetic-doc';
   const blockSize = options.blockSize ?? 8;
@@ -176,11 +193,12 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
         const index = committedCount + j;
         const source: TokenSource = draft[j] === id ? 'accepted' : 'corrected';
         const pos = positions[index]!;
+        const draftConf = source === 'accepted' ? 0.6 + rand() * 0.4 : 0.2 + rand() * 0.3;
+        // 32-bit floats, as the engine computes them.
+        const arProb = Math.fround(source === 'corrected' ? 0.35 + rand() * 0.3 : 0.8 + rand() * 0.2);
         return {
-          type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source,
-          draftConf: source === 'accepted' ? 0.6 + rand() * 0.4 : 0.2 + rand() * 0.3,
-          // A 32-bit float, as the engine computes it.
-          arProb: Math.fround(source === 'corrected' ? 0.35 + rand() * 0.3 : 0.8 + rand() * 0.2), decoderProb: -1, readProb: -1,
+          type: 'token', regionId: region.id, index, id, text: vocab[id]!, round, source, draftConf, arProb,
+          ...votes(region.kind, index, vocab[id]!, arProb),
           fixation: fixationAt(grid, Math.max(0, pos.row), Math.max(0, pos.col), keep),
         };
       });

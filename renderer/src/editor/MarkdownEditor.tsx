@@ -64,7 +64,7 @@ export function MarkdownEditor() {
     const countToCheck = () => {
       const count = mirror.wordsToCheck().length;
       const { toCheck } = store.getState();
-      if (count !== toCheck.count) store.setState({ toCheck: { count, at: null } });
+      if (count !== toCheck.count) store.setState({ toCheck: { count, at: null, word: null } });
     };
     const syncNow = () => {
       if (syncTimer) clearTimeout(syncTimer);
@@ -225,7 +225,7 @@ export function MarkdownEditor() {
         editor.setSelection(word.range);
         editor.revealRangeInCenterIfOutsideViewport(word.range);
         editor.focus();
-        store.setState({ toCheck: { count: words.length, at: index + 1 } });
+        store.setState({ toCheck: { count: words.length, at: index + 1, word: model.getValueInRange(word.range) } });
         actions.spotlight(mirror.tokensIn(word.range));
       },
     };

@@ -86,8 +86,8 @@ export interface SessionState {
   /** The round under the pointer in the timeline, shown in detail over the picked one. */
   hoveredRound: number | null;
   spotlight: Spotlight | null;
-  /** Words to check in the editor's text, and the place (from 1) of the one last jumped to. */
-  toCheck: { count: number; at: number | null };
+  /** Words to check in the editor's text; the one last jumped to (its place, from 1, and its text), if any. */
+  toCheck: { count: number; at: number | null; word: string | null };
   selectedRegion: string | null;
   page: number;
   zoom: number | 'fit';
@@ -172,7 +172,7 @@ export function createSession(transport: Transport, storage: KeyValueStore | nul
     selectedRound: null,
     hoveredRound: null,
     spotlight: null,
-    toCheck: { count: 0, at: null },
+    toCheck: { count: 0, at: null, word: null },
     selectedRegion: null,
     page: 0,
     zoom: 'fit',
