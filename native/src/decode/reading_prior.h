@@ -27,9 +27,10 @@ class ReadingPrior {
   // psi(prefix + c) / psi(prefix) for every token c (end of text: the reading is exactly the prefix).
   const std::vector<double>& scores();
   // Of the i-th token take() returned: the CTC head's probability of it after the tokens before it (its score
-  // ratio), and the decoder's own softmax probability of it. The two readers' separate votes.
-  float read_prob(int i) const { return read_[size_t(i)]; }
-  float decoder_prob(int i) const { return decoder_[size_t(i)]; }
+  // ratio), and the decoder's own softmax probability of it. The two readers' separate votes; -1 for a token
+  // it did not give.
+  float read_prob(int i) const { return i >= 0 && size_t(i) < read_.size() ? read_[size_t(i)] : -1.0f; }
+  float decoder_prob(int i) const { return i >= 0 && size_t(i) < decoder_.size() ? decoder_[size_t(i)] : -1.0f; }
 
  private:
   int V_, eos_;
