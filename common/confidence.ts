@@ -8,7 +8,12 @@ import type { TokenEvent } from './engine-types';
  * the decoder is sure of stays sure where the encoder's reading says otherwise.
  */
 export function tokenConfidence(t: Pick<TokenEvent, 'arProb' | 'decoderProb' | 'readProb'>): number {
-  return t.decoderProb >= 0 && t.readProb >= 0 ? t.decoderProb * t.readProb : t.arProb;
+  return hasVotes(t) ? t.decoderProb * t.readProb : t.arProb;
+}
+
+/** Whether both readers voted on the token (a reading prior chose it). */
+export function hasVotes(t: Pick<TokenEvent, 'decoderProb' | 'readProb'>): boolean {
+  return t.decoderProb >= 0 && t.readProb >= 0;
 }
 
 // A token whose confidence is under this is one for the user to check, and so is every word holding one (a

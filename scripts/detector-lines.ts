@@ -3,16 +3,14 @@
 // pixels, with the time it took on one thread (lines and their direction; no layout) and each page's ground
 // truth. scripts/compare_detectors.py reads them beside PP-OCRv6 small's detector (docs/decisions/0053).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { loadDatasets } from '../main/node/eval/datasets';
+import { isWordSource, loadDatasets } from '../main/node/eval/datasets';
 import { loadAddon, pageAnalysisDir } from '../main/node/engine/native-addon';
 import { detectPage } from '../main/node/pipeline/detect/detect-page';
 import { corners } from '../main/node/pipeline/detect/rotated-box';
 import { openPageSource } from '../main/node/pipeline/source/page-source';
 
-const WORD_SOURCES = ['scribe', 'sroie', 'funsd', 'ehri_en', 'ehri_de'];
-
 async function main(out: string, data: string): Promise<void> {
-  const items = (await loadDatasets(data)).filter((i) => WORD_SOURCES.includes(i.dataset));
+  const items = (await loadDatasets(data)).filter((i) => isWordSource(i.dataset));
   // One thread, as the peer's detector runs.
   const nets = await loadAddon().loadPageAnalysis(pageAnalysisDir(), { backend: 'cpu', threads: 1 });
   const pages = [];

@@ -89,10 +89,6 @@ function fixationAt(grid: { rows: number; cols: number }, row: number, col: numb
   return { indices: kept.map(([i]) => i), weights: kept.map(([, w]) => w / total) };
 }
 
-/**
- * `pages` repeats the sample page (region ids p1-r0, p2-r0, ...), each page laid out and decoded in turn, as
- * the session does a PDF's; `dense` packs its text regions with their lines repeated.
- */
 /** Every DISPUTED_EVERY-th token of a text line that the decoder is sure of is one its line's own reading disputes. */
 const DISPUTED_EVERY = 37;
 /** The line encoder's CTC probability of a disputed token. */
@@ -109,6 +105,10 @@ function votes(kind: string, index: number, text: string, arProb: number): Pick<
   return { decoderProb: arProb, readProb: disputed ? DISPUTED_READ : 1 };
 }
 
+/**
+ * `pages` repeats the sample page (region ids p1-r0, p2-r0, ...), each page laid out and decoded in turn, as
+ * the session does a PDF's; `dense` packs its text regions with their lines repeated.
+ */
 export function buildSyntheticDecode(options: { docId?: string; blockSize?: number; seed?: number; name?: string; pages?: number; dense?: number } = {}): SyntheticDecode {
   const docId = options.docId ?? 'synthetic-doc';
   const blockSize = options.blockSize ?? 8;
@@ -219,7 +219,7 @@ export function buildSyntheticDecode(options: { docId?: string; blockSize?: numb
           verify: loop, accepted: loop.length - 1, committed: loop, forwards: 1, draftMs: 0, verifyMs: 5 },
         ...loop.map((id, k): TokenEvent => ({
           type: 'token', regionId: region.id, index: pieces.length + k, id, text: vocab[id]!, round, source: 'accepted',
-          draftConf: 0.9, arProb: Math.fround(0.95), decoderProb: -1, readProb: -1, fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
+          draftConf: 0.9, arProb: Math.fround(0.95), ...votes(region.kind, pieces.length + k, vocab[id]!, Math.fround(0.95)), fixation: fixationAt(grid, Math.max(0, last.row), Math.max(0, last.col), keep),
         })),
       ]);
       // The retract arrives a few frames later, as it can from the engine, so the editor shows the loop

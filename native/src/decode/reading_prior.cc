@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "decode/sampling.h"
+
 namespace saccade {
 
 namespace {
@@ -73,15 +75,14 @@ int ReadingPrior::take(const float* logits, float* prob) {
     lp_[size_t(c)] = (1.0 - weight_) * (double(logits[c]) - top) + weight_ * (psi > kFloor ? std::log(psi) : kLogFloor);
     if (lp_[size_t(c)] > lp_[size_t(best)]) best = c;
   }
-  double mass = 0.0, decoder_mass = 0.0;
+  double mass = 0.0;
   for (int c = 0; c < V_; ++c) {
     const double d = lp_[size_t(c)] - lp_[size_t(best)];
     if (d > -kNegligible) mass += std::exp(d);
-    decoder_mass += std::exp(double(logits[c]) - top);
   }
   *prob = float(1.0 / mass);
   read_.push_back(float(psi_[size_t(best)]));
-  decoder_.push_back(float(std::exp(double(logits[best]) - top) / decoder_mass));
+  decoder_.push_back(softmax_prob(logits, V_, best));  // what the decoder alone would have given it (pick())
   if (best != eos_) prefix_.extend(best);
   return best;
 }

@@ -1,6 +1,6 @@
 // How a streamed token looks in the editor: tinted by how it was committed, and underlined when its confidence
 // is under CHECK_BELOW, since the words holding those are the words to check (F8 walks them).
-import { CHECK_BELOW, tokenConfidence } from '../../../common/confidence';
+import { CHECK_BELOW, hasVotes, tokenConfidence } from '../../../common/confidence';
 import type { TokenEvent } from '../../../common/engine-types';
 
 type Votes = Pick<TokenEvent, 'arProb' | 'decoderProb' | 'readProb'>;
@@ -12,7 +12,7 @@ export function tokenClass(t: Votes & Pick<TokenEvent, 'source'>): string {
 /** The hover text of a token to check, with each reader's vote where both read it; null for the others. */
 export function tokenHover(t: Votes): string | null {
   if (tokenConfidence(t) >= CHECK_BELOW) return null;
-  if (t.decoderProb >= 0 && t.readProb >= 0)
+  if (hasVotes(t))
     return `Check this: the decoder gave it a probability of ${t.decoderProb.toFixed(2)}, the line's own reading ${t.readProb.toFixed(2)}`;
   return `Check this: the model gave it a probability of ${t.arProb.toFixed(2)}`;
 }

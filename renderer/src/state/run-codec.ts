@@ -5,8 +5,9 @@
 // only drawn and printed to two places, are 32-bit floats; so are a token's probabilities (the verifier's and
 // the two readers' votes, which decide what is a word to check), which the engine computes as 32-bit floats,
 // so they are kept exactly; the timings are 64-bit ones, as sent. Version 1, written before the votes were
-// sent, is still read: its tokens have none (-1), and their verifier's probability is a 64-bit float. The few events of other kinds (layouts, region ends,
-// progress) are JSON records, as is a token or round whose fields do not fit its record exactly.
+// sent, is still read: its tokens have none (-1), and their verifier's probability is a 64-bit float. The few
+// events of other kinds (layouts, region ends, progress) are JSON records, as is a token or round whose fields
+// do not fit its record exactly.
 //
 // `heatmaps: 'peaks'` keeps of each heatmap only its strongest cell and its crop: what word boxes and the
 // searchable PDF are made of, at a few bytes a token instead of a few hundred.
